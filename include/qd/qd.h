@@ -1,0 +1,152 @@
+//===- qd/qd.h - The qdc kernel language ------------------------*- C++ -*-===//
+//
+// Part of qdc. Included implicitly in every .qd file; include it explicitly
+// (`#include <qd/qd.h>`, with `qdc --print-include-dir` on the include path)
+// so that editors, clangd and clang-tidy read a .qd file as plain C++20.
+//
+// Everything here is a declaration for the kernel side: qdc reads kernels
+// from the Clang AST and generates the device and host code itself.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QD_QD_H
+#define QD_QD_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__clang__)
+#define QD_ANNOTATE_(what) __attribute__((annotate(what)))
+#else
+#define QD_ANNOTATE_(what)
+#endif
+
+/// A kernel: `QD_KERNEL void name(params) { ... }`. Its top-level loops run
+/// in parallel, its other top-level statements serially, in order.
+#define QD_KERNEL QD_ANNOTATE_("qd.kernel")
+
+/// A device function that kernels (and other QD_FUNCs) can call.
+#define QD_FUNC QD_ANNOTATE_("qd.func")
+
+/// `QD_STREAM_PARALLEL { ... }`: one group of a stream-parallel kernel. The
+/// blocks of a kernel run concurrently, each on its own stream; the loops in
+/// one block run in order.
+#define QD_STREAM_PARALLEL                                                     \
+  if (::qd::detail::stream_parallel_block qd_stream_parallel_block_{}; true)
+
+namespace qd {
+
+namespace detail {
+/// Marks a QD_STREAM_PARALLEL block in the AST.
+struct stream_parallel_block {
+  stream_parallel_block() noexcept {}
+};
+
+template <typename T> struct range_iterator {
+  T value;
+  T operator*() const noexcept { return value; }
+  range_iterator &operator++() noexcept {
+    ++value;
+    return *this;
+  }
+  bool operator!=(const range_iterator &o) const noexcept {
+    return value != o.value;
+  }
+};
+
+template <typename T> struct range_t {
+  T first, last;
+  range_iterator<T> begin() const noexcept { return {first}; }
+  range_iterator<T> end() const noexcept { return {last}; }
+};
+
+template <std::size_t N> struct ndrange_iterator {
+  std::array<int64_t, N> index;
+  std::array<int64_t, N> extent;
+  const std::array<int64_t, N> &operator*() const noexcept { return index; }
+  ndrange_iterator &operator++() noexcept;
+  bool operator!=(const ndrange_iterator &o) const noexcept;
+};
+
+template <std::size_t N> struct ndrange_t {
+  std::array<int64_t, N> extent;
+  ndrange_iterator<N> begin() const noexcept;
+  ndrange_iterator<N> end() const noexcept;
+};
+} // namespace detail
+
+/// `for (int i : qd::range(n))`: a parallel loop over [0, n).
+template <typename T> detail::range_t<T> range(T n) noexcept {
+  return {T(0), n};
+}
+/// `for (int i : qd::range(b, e))`: a parallel loop over [b, e).
+template <typename T> detail::range_t<T> range(T begin, T end) noexcept {
+  return {begin, end};
+}
+
+/// `for (auto [i, j] : qd::ndrange(n, m))`: a parallel loop over
+/// [0, n) x [0, m) x ...
+template <typename... Ts>
+detail::ndrange_t<sizeof...(Ts)> ndrange(Ts... extents) noexcept;
+
+/// Options of `qd::loop_config({.block_dim = 128})`.
+struct loop_config_options {
+  int block_dim = 0; ///< threads per block; 0: the backend's default
+};
+
+/// Sets the block size of the top-level loop that follows.
+void loop_config(loop_config_options options) noexcept;
+
+/// A module-level array with a fixed shape: `qd::field<float, N> a;`.
+/// `a[i]` for one dimension, `a(i, j, ...)` for any.
+template <typename T, int64_t... Dims> struct field {
+  static_assert(sizeof...(Dims) >= 1, "a field has at least one dimension");
+  static_assert(((Dims > 0) && ...), "field dimensions must be positive");
+  using value_type = T;
+  static constexpr int rank = sizeof...(Dims);
+  static constexpr int64_t shape(int d) noexcept {
+    constexpr int64_t dims[] = {Dims...};
+    return dims[d];
+  }
+  T &operator[](int64_t i) const noexcept;
+  template <typename... Is> T &operator()(Is... indices) const noexcept;
+};
+
+/// A run-time-shaped array passed to a kernel: `qd::ndarray<float, 2> x`.
+template <typename T, int Dims> struct ndarray {
+  static_assert(Dims >= 1, "an ndarray has at least one dimension");
+  using value_type = T;
+  static constexpr int rank = Dims;
+  int64_t shape(int d) const noexcept;
+  T &operator[](int64_t i) const noexcept;
+  template <typename... Is> T &operator()(Is... indices) const noexcept;
+};
+
+// Device math.
+float sqrt(float x) noexcept;
+double sqrt(double x) noexcept;
+float sin(float x) noexcept;
+double sin(double x) noexcept;
+float cos(float x) noexcept;
+double cos(double x) noexcept;
+float exp(float x) noexcept;
+double exp(double x) noexcept;
+float log(float x) noexcept;
+double log(double x) noexcept;
+float pow(float x, float y) noexcept;
+double pow(double x, double y) noexcept;
+float floor(float x) noexcept;
+double floor(double x) noexcept;
+template <typename T> T abs(T x) noexcept;
+template <typename T> T min(T a, T b) noexcept;
+template <typename T> T max(T a, T b) noexcept;
+
+// Device atomics: return the value before the update.
+template <typename T> T atomic_add(T &dst, T value) noexcept;
+template <typename T> T atomic_min(T &dst, T value) noexcept;
+template <typename T> T atomic_max(T &dst, T value) noexcept;
+
+} // namespace qd
+
+#endif // QD_QD_H

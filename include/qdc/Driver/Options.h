@@ -1,0 +1,52 @@
+//===- Options.h - The qdc command line -------------------------*- C++ -*-===//
+//
+// Part of qdc. Parses the command line (DESIGN section 4) with CLI11, after
+// expanding @response-files. Spellings follow clang: -fsyntax-only, -Werror,
+// -std=, -I, -D, -o, -w, -v.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_DRIVER_OPTIONS_H
+#define QDC_DRIVER_OPTIONS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace qdc {
+
+enum class EmitKind { Object, KIR, StreamPlan };
+
+struct DriverOptions {
+  std::string InputFile;
+  std::string OutputFile; ///< empty: the default for the emit kind
+  std::vector<std::string> IncludeDirs;
+  std::vector<std::string> Defines;
+  std::string Std = "c++20";
+  EmitKind Emit = EmitKind::Object;
+  bool PlanAsDot = false;
+  bool SyntaxOnly = false;
+  bool WarningsAsErrors = false;
+  bool IgnoreWarnings = false;
+  bool Verbose = false;
+  bool PrintIncludeDir = false;
+  bool PrintPasses = false;
+  std::string StopAfter; ///< a pass name, or empty
+};
+
+/// Parses Args (Args[0] is the program name). Prints --help and --version
+/// to Out and returns std::nullopt for them; returns an error for anything
+/// the user got wrong.
+llvm::Expected<std::optional<DriverOptions>>
+parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out);
+
+/// The --help text.
+std::string getHelpText();
+
+} // namespace qdc
+
+#endif // QDC_DRIVER_OPTIONS_H

@@ -1,0 +1,68 @@
+//===- Frontend.h - Parse a .qd file into the kernel IR ---------*- C++ -*-===//
+//
+// Part of qdc. A FrontendSession parses one .qd file with Clang (the prelude
+// <qd/qd.h> included implicitly) and builds its KIR module. The session stays
+// alive while later stages run, so that their diagnostics are printed the
+// way Clang prints its own: at the source line, with a caret.
+//
+// This header includes no Clang header.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_FRONTEND_FRONTEND_H
+#define QDC_FRONTEND_FRONTEND_H
+
+#include "qdc/KIR/Kernel.h"
+#include "qdc/Support/Diagnostic.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace qdc {
+
+struct FrontendOptions {
+  std::string InputFile;
+  /// The folder holding qd/qd.h.
+  std::string PreludeDir;
+  std::vector<std::string> IncludeDirs;
+  std::vector<std::string> Defines; ///< NAME or NAME=VALUE
+  std::string Std = "c++20";
+  bool WarningsAsErrors = false;
+  bool IgnoreWarnings = false;
+  bool Verbose = false;
+};
+
+class FrontendSession {
+public:
+  explicit FrontendSession(FrontendOptions Opts);
+  ~FrontendSession();
+  FrontendSession(const FrontendSession &) = delete;
+  FrontendSession &operator=(const FrontendSession &) = delete;
+
+  /// Parses the input and builds the module. Returns nothing when the C++ did
+  /// not compile or the file could not be read; the reasons have been
+  /// printed. Problems the frontend finds in kernel shapes are reported and
+  /// the module is still returned, so the passes can report theirs too.
+  std::optional<kir::Module> parse();
+
+  /// Diagnostics for later stages, printed as Clang prints its own.
+  DiagEngine &getDiags();
+
+  /// Errors so far: Clang's and qdc's.
+  unsigned getNumErrors() const;
+
+  /// The clang arguments the session parses with (for -v).
+  const std::vector<std::string> &getClangArgs() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> P;
+};
+
+} // namespace qdc
+
+#endif // QDC_FRONTEND_FRONTEND_H

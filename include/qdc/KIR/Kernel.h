@@ -1,0 +1,191 @@
+//===- Kernel.h - The kernel IR ---------------------------------*- C++ -*-===//
+//
+// Part of qdc. The kernel IR (KIR) describes a .qd translation unit the way
+// the code generator and the runtime see it: fields, device functions, and
+// kernels whose top-level statements become tasks, grouped for concurrent
+// streams. It holds no Clang types; positions are file/line/column.
+//
+// The frontend fills in what the source says (statements, loops, blocks,
+// parameters, facts about locals); the passes in lib/Transforms check the
+// rules and derive the rest (groups, tasks).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_KIR_KERNEL_H
+#define QDC_KIR_KERNEL_H
+
+#include "qdc/Support/SourceLoc.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace qdc::kir {
+
+/// The element types a kernel parameter, ndarray or field can have.
+enum class ScalarType { Bool, I32, I64, U32, U64, F32, F64 };
+
+/// "bool", "i32", "i64", "u32", "u64", "f32" or "f64".
+llvm::StringRef getScalarTypeName(ScalarType T);
+
+enum class ParamKind {
+  Scalar,     ///< passed by value
+  Ndarray,    ///< qd::ndarray<T, Dims>, shape known at run time
+  Unsupported ///< anything else; rejected by check-kernel-signature
+};
+
+struct Param {
+  std::string Name;
+  ParamKind Kind = ParamKind::Scalar;
+  ScalarType Elem = ScalarType::I32;
+  unsigned Dims = 0;    ///< rank of an ndarray, 0 for a scalar
+  std::string Spelling; ///< the C++ type as written, for messages
+  SourceLoc Loc;
+};
+
+/// One bound of a loop range: the expression as written and, when it is a
+/// constant expression, its value.
+struct Bound {
+  std::string Text;
+  std::optional<int64_t> Value;
+};
+
+/// The half-open interval [Begin, End) of one loop dimension.
+struct Extent {
+  Bound Begin;
+  Bound End;
+};
+
+enum class StmtKind {
+  Loop,       ///< a top-level parallel loop
+  Serial,     ///< any other statement; runs on one thread
+  Local,      ///< a top-level local variable declaration
+  LoopConfig, ///< qd::loop_config(...) for the next loop
+  Block       ///< a QD_STREAM_PARALLEL block
+};
+
+enum class LoopForm {
+  Range,    ///< for (T i : qd::range(...))
+  NdRange,  ///< for (auto [i, j] : qd::ndrange(...))
+  Canonical ///< for (T i = b; i < e; ++i)
+};
+
+/// A use of a top-level local inside another top-level statement.
+struct LocalUse {
+  unsigned StmtId; ///< the top-level (or block-level) statement using it
+  SourceLoc Loc;
+};
+
+/// A statement at the top level of a kernel body or of a block in it.
+struct Stmt {
+  StmtKind Kind = StmtKind::Serial;
+  /// Pre-order number within the kernel; tasks and uses refer to statements
+  /// by it.
+  unsigned Id = 0;
+  SourceLoc Loc;
+  /// Byte offsets of the statement in its file, [BeginOffset, EndOffset).
+  unsigned BeginOffset = 0;
+  unsigned EndOffset = 0;
+
+  // Loop.
+  LoopForm Form = LoopForm::Range;
+  llvm::SmallVector<std::string, 2> IndexVars;
+  llvm::SmallVector<Extent, 2> Extents;
+  unsigned BlockDim = 0; ///< 0: the backend's default
+
+  // Local.
+  std::string Name;
+  /// A constant expression, or computed from parameters and other shareable
+  /// locals only: every task can recompute it.
+  bool Shareable = false;
+  llvm::SmallVector<LocalUse, 1> Uses;
+
+  // LoopConfig.
+  unsigned ConfigBlockDim = 0;
+
+  // Block.
+  unsigned Group = 0; ///< 1, 2, ... in source order; 0 before assign-groups
+  std::vector<Stmt> Body;
+};
+
+/// A QD_STREAM_PARALLEL block found below the top level of a kernel.
+struct StrayBlock {
+  SourceLoc Loc;
+  std::string Context; ///< what it is inside, e.g. "a loop"
+};
+
+enum class TaskKind { Range, NdRange, Serial };
+
+/// "range", "ndrange" or "serial".
+llvm::StringRef getTaskKindName(TaskKind K);
+
+/// A unit the runtime launches: one parallel loop, or a run of consecutive
+/// serial statements.
+struct Task {
+  std::string Name; ///< <kernel>_t<index>, a valid C identifier
+  TaskKind Kind = TaskKind::Serial;
+  unsigned Group = 0; ///< 0: runs on the launch stream
+  unsigned BlockDim = 0;
+  llvm::SmallVector<std::string, 2> IndexVars;
+  llvm::SmallVector<Extent, 2> Extents;
+  llvm::SmallVector<unsigned, 2> StmtIds; ///< the statements it runs, in order
+  SourceLoc Loc;
+};
+
+struct Kernel {
+  std::string Name;
+  SourceLoc Loc;
+  std::string ReturnType = "void";
+  bool ReturnsVoid = true;
+  std::vector<Param> Params;
+  std::vector<Stmt> Body;
+  std::vector<StrayBlock> StrayBlocks;
+
+  // Derived by the passes.
+  std::vector<Task> Tasks;
+  unsigned NumGroups = 0;
+  /// Ids of shareable locals that every task recomputes, in source order.
+  llvm::SmallVector<unsigned, 2> RecomputedLocals;
+
+  /// The statement with pre-order number Id, or null.
+  const Stmt *findStmt(unsigned Id) const;
+};
+
+/// A QD_FUNC device function, or another function that uses a construct
+/// reserved for kernels.
+struct Function {
+  std::string Name;
+  SourceLoc Loc;
+  bool IsDevice = true; ///< QD_FUNC
+  std::vector<SourceLoc> StreamParallelBlocks;
+};
+
+/// A module-level qd::field<T, Dims...>.
+struct Field {
+  std::string Name;
+  ScalarType Elem = ScalarType::F32;
+  llvm::SmallVector<int64_t, 3> Shape;
+  SourceLoc Loc;
+};
+
+struct Module {
+  std::string SourceFile;
+  std::vector<Field> Fields;
+  std::vector<Function> Functions;
+  std::vector<Kernel> Kernels;
+};
+
+/// Calls F on S and every statement nested in its blocks, in pre-order.
+template <typename StmtT, typename FnT> void walkStmts(StmtT &S, FnT &&F) {
+  F(S);
+  for (auto &Child : S.Body)
+    walkStmts(Child, F);
+}
+
+} // namespace qdc::kir
+
+#endif // QDC_KIR_KERNEL_H

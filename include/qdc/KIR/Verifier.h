@@ -1,0 +1,24 @@
+//===- Verifier.h - Invariants of a lowered module --------------*- C++ -*-===//
+//
+// Part of qdc. Checks what every pass after form-tasks may rely on. A
+// failure is a bug in qdc, not in the user's code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_KIR_VERIFIER_H
+#define QDC_KIR_VERIFIER_H
+
+#include "llvm/Support/Error.h"
+
+namespace qdc::kir {
+
+struct Module;
+
+/// Returns an error describing the first broken invariant, if any: tasks
+/// have the shape their kind needs, group ids lie in [0, NumGroups] and do
+/// not decrease, every statement a task names exists, names are unique.
+llvm::Error verifyModule(const Module &M);
+
+} // namespace qdc::kir
+
+#endif // QDC_KIR_VERIFIER_H

@@ -1,0 +1,128 @@
+//===- Driver.cpp - The qdc pipeline --------------------------------------===//
+//
+// Part of qdc. Options -> frontend (Clang AST -> KIR) -> pass pipeline ->
+// verifier -> output. Problems with a source location are Clang-style
+// diagnostics; problems without one (a missing file, a bad option) are
+// `qdc: error: ...`. Any error means exit code 1 and no output written;
+// outputs are replaced atomically.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/Driver/Driver.h"
+#include "qdc/Driver/Options.h"
+#include "qdc/Frontend/Frontend.h"
+#include "qdc/KIR/Printer.h"
+#include "qdc/KIR/Verifier.h"
+#include "qdc/Transforms/Passes.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace qdc;
+
+static int fail(const llvm::Twine &Msg) {
+  llvm::WithColor::error(llvm::errs(), "qdc") << Msg << '\n';
+  return 1;
+}
+
+/// The folder holding qd/qd.h: `<prefix>/include` beside `<prefix>/bin/qdc`,
+/// in the build tree as in an install tree.
+static std::string getPreludeDir(const char *Argv0) {
+  static int Anchor;
+  std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, &Anchor);
+  llvm::SmallString<256> Dir(llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(Exe)));
+  llvm::sys::path::append(Dir, "include");
+  return std::string(Dir);
+}
+
+/// Checks that the input can be read; the message names the file.
+static llvm::Error checkInput(llvm::StringRef Path) {
+  auto Err = [&](const llvm::Twine &Why) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   Why + ": '" + Path + "'");
+  };
+  llvm::sys::fs::file_status Status;
+  if (std::error_code EC = llvm::sys::fs::status(Path, Status))
+    return Err("no such file or directory");
+  if (llvm::sys::fs::is_directory(Status))
+    return Err("input is a directory");
+  llvm::Expected<llvm::sys::fs::file_t> F =
+      llvm::sys::fs::openNativeFileForRead(Path);
+  if (!F)
+    return Err("cannot read input (" + llvm::toString(F.takeError()) + ")");
+  llvm::sys::fs::closeFile(*F);
+  return llvm::Error::success();
+}
+
+static void emit(const DriverOptions &Opts, const kir::Module &M,
+                 llvm::raw_ostream &OS) {
+  if (Opts.Emit == EmitKind::KIR)
+    kir::printModule(M, OS);
+  else if (Opts.PlanAsDot)
+    kir::printStreamPlanDot(M, OS);
+  else
+    kir::printStreamPlan(M, OS);
+}
+
+int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
+  llvm::Expected<std::optional<DriverOptions>> Parsed =
+      parseOptions(Args, llvm::outs());
+  if (!Parsed)
+    return fail(llvm::toString(Parsed.takeError()));
+  if (!*Parsed)
+    return 0; // --help or --version
+  const DriverOptions &Opts = **Parsed;
+
+  std::string PreludeDir = getPreludeDir(Args.empty() ? "qdc" : Args[0]);
+  if (Opts.PrintIncludeDir) {
+    llvm::outs() << PreludeDir << '\n';
+    return 0;
+  }
+  if (Opts.PrintPasses) {
+    for (const PassInfo &P : getPasses())
+      llvm::outs() << llvm::left_justify(P.Name, 24) << P.Description << '\n';
+    return 0;
+  }
+  if (Opts.InputFile.empty())
+    return fail("no input file");
+  if (llvm::Error E = checkInput(Opts.InputFile))
+    return fail(llvm::toString(std::move(E)));
+  if (!Opts.SyntaxOnly && Opts.Emit == EmitKind::Object)
+    return fail("object emission is not available yet; use -fsyntax-only, "
+                "--emit=kir or --emit=stream-plan");
+
+  FrontendOptions FOpts;
+  FOpts.InputFile = Opts.InputFile;
+  FOpts.PreludeDir = PreludeDir;
+  FOpts.IncludeDirs = Opts.IncludeDirs;
+  FOpts.Defines = Opts.Defines;
+  FOpts.Std = Opts.Std;
+  FOpts.WarningsAsErrors = Opts.WarningsAsErrors;
+  FOpts.IgnoreWarnings = Opts.IgnoreWarnings;
+  FOpts.Verbose = Opts.Verbose;
+  FrontendSession Session(std::move(FOpts));
+  std::optional<kir::Module> M = Session.parse();
+  if (!M)
+    return 1;
+  runPipeline(*M, Session.getDiags(), Opts.StopAfter);
+  if (Session.getNumErrors())
+    return 1;
+  if (Opts.StopAfter.empty())
+    if (llvm::Error E = kir::verifyModule(*M))
+      return fail("internal error: invalid kernel IR: " +
+                  llvm::toString(std::move(E)));
+  if (Opts.SyntaxOnly)
+    return 0;
+
+  std::string Output = Opts.OutputFile.empty() ? "-" : Opts.OutputFile;
+  if (llvm::Error E = llvm::writeToOutput(Output, [&](llvm::raw_ostream &OS) {
+        emit(Opts, *M, OS);
+        return llvm::Error::success();
+      }))
+    return fail("cannot write '" + Output +
+                "': " + llvm::toString(std::move(E)));
+  return 0;
+}

@@ -1,0 +1,170 @@
+//===- Options.cpp - The qdc command line ---------------------------------===//
+//
+// Part of qdc. CLI11 spells long options with two dashes; clang's habits
+// (-fsyntax-only, -Werror, -std=) have one. Those spellings are rewritten to
+// CLI11's before parsing and back again in --help, from one table.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/Driver/Options.h"
+#include "qdc/Transforms/Passes.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Allocator.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/StringSaver.h"
+
+#include <CLI/CLI.hpp>
+
+using namespace qdc;
+
+namespace {
+/// Single-dash long options, as the user writes them.
+constexpr llvm::StringLiteral SingleDashOptions[] = {"-fsyntax-only",
+                                                     "-Werror", "-std"};
+
+std::string toCLI11Spelling(llvm::StringRef Arg) {
+  for (llvm::StringRef Opt : SingleDashOptions)
+    if (Arg == Opt || Arg.starts_with((Opt + "=").str()))
+      return "-" + Arg.str();
+  return Arg.str();
+}
+
+/// Shows single-dash long options the way users type them.
+class QdcFormatter : public CLI::Formatter {
+public:
+  std::string make_option_name(const CLI::Option *Opt,
+                               bool IsPositional) const override {
+    std::string Name = CLI::Formatter::make_option_name(Opt, IsPositional);
+    for (llvm::StringRef Dash : SingleDashOptions) {
+      std::string Long = "-" + Dash.str();
+      size_t Pos = Name.find(Long);
+      if (Pos != std::string::npos &&
+          (Pos + Long.size() == Name.size() || Name[Pos + Long.size()] == ','))
+        Name.erase(Pos, 1);
+    }
+    return Name;
+  }
+};
+
+struct Parser {
+  CLI::App App{"qdc: an ahead-of-time compiler for annotated C++ kernels "
+               "(.qd) with concurrent streams",
+               "qdc"};
+  DriverOptions Opts;
+  std::vector<std::string> Inputs;
+  std::string Emit;
+  std::string PlanFormat = "text";
+  bool ShowVersion = false;
+
+  Parser() {
+    App.formatter(std::make_shared<QdcFormatter>());
+    App.get_formatter()->column_width(34);
+    App.allow_extras();
+    App.set_help_flag("-h,--help", "Print this help and exit");
+    App.add_option("input", Inputs, "The .qd file to compile")
+        ->type_name("<file.qd>");
+    App.add_option("-o", Opts.OutputFile,
+                   "Write the output to <file> (`-` for standard output)")
+        ->type_name("<file>");
+    App.add_option("--emit", Emit,
+                   "What to produce: kir (the kernel IR) or stream-plan "
+                   "(groups, tasks, fork and join per kernel)")
+        ->type_name("<kind>")
+        ->check(CLI::IsMember({"kir", "stream-plan"}));
+    App.add_option("--plan-format", PlanFormat,
+                   "Format of --emit=stream-plan: text or dot (Graphviz)")
+        ->type_name("<format>")
+        ->check(CLI::IsMember({"text", "dot"}));
+    App.add_flag("--fsyntax-only", Opts.SyntaxOnly,
+                 "Check the file, report problems, write nothing");
+    App.add_option("-I", Opts.IncludeDirs,
+                   "Add <dir> to the include search path")
+        ->type_name("<dir>")
+        ->allow_extra_args(false);
+    App.add_option("-D", Opts.Defines, "Define macro <name>[=<value>]")
+        ->type_name("<macro>")
+        ->allow_extra_args(false);
+    App.add_option("--std", Opts.Std, "C++ standard of the input "
+                                      "(default: c++20)")
+        ->type_name("<std>");
+    App.add_flag("--Werror", Opts.WarningsAsErrors, "Treat warnings as errors");
+    App.add_flag("-w", Opts.IgnoreWarnings, "Suppress all warnings");
+    App.add_flag("-v", Opts.Verbose, "Show the commands qdc runs");
+    App.add_flag("--version", ShowVersion, "Print the version and exit");
+    App.add_flag("--print-include-dir", Opts.PrintIncludeDir,
+                 "Print the folder that holds <qd/qd.h> and exit");
+    App.add_flag("--print-passes", Opts.PrintPasses,
+                 "List the KIR passes in pipeline order and exit");
+    App.add_option("--stop-after", Opts.StopAfter,
+                   "Run the pass pipeline up to and including <pass>")
+        ->type_name("<pass>");
+  }
+};
+
+llvm::Error makeError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
+}
+} // namespace
+
+std::string qdc::getHelpText() {
+  Parser P;
+  return P.App.help();
+}
+
+llvm::Expected<std::optional<DriverOptions>>
+qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
+  llvm::BumpPtrAllocator Alloc;
+  llvm::SmallVector<const char *, 32> Argv(Args.begin(), Args.end());
+  llvm::cl::ExpansionContext Expander(Alloc, llvm::cl::TokenizeGNUCommandLine);
+  if (llvm::Error E = Expander.expandResponseFiles(Argv))
+    return E;
+
+  std::vector<std::string> Normalized;
+  for (size_t I = Argv.size(); I > 1; --I) // CLI11 wants them reversed
+    Normalized.push_back(toCLI11Spelling(Argv[I - 1]));
+
+  Parser P;
+  try {
+    P.App.parse(Normalized);
+  } catch (const CLI::CallForHelp &) {
+    Out << P.App.help();
+    return std::nullopt;
+  } catch (const CLI::ParseError &E) {
+    return makeError(E.what());
+  }
+  if (P.ShowVersion) {
+    Out << "qdc version " << QDC_VERSION << "\nLLVM version "
+        << QDC_LLVM_VERSION << '\n';
+    return std::nullopt;
+  }
+  for (const std::string &Extra : P.App.remaining()) {
+    llvm::StringRef E(Extra);
+    if (E.starts_with("--") && !E.starts_with("---")) {
+      // Map back to what the user typed.
+      for (llvm::StringRef Dash : SingleDashOptions)
+        if (E.drop_front() == Dash || E.drop_front().starts_with((Dash + "=").str()))
+          E = E.drop_front();
+    }
+    if (E.starts_with("-") && E != "-")
+      return makeError("unknown argument: '" + E + "'");
+    P.Inputs.push_back(Extra);
+  }
+  if (P.Inputs.size() > 1)
+    return makeError("only one input file is allowed, got '" + P.Inputs[0] +
+                     "' and '" + P.Inputs[1] + "'");
+  if (!P.Inputs.empty())
+    P.Opts.InputFile = P.Inputs[0];
+  if (P.Emit == "kir")
+    P.Opts.Emit = EmitKind::KIR;
+  else if (P.Emit == "stream-plan")
+    P.Opts.Emit = EmitKind::StreamPlan;
+  P.Opts.PlanAsDot = P.PlanFormat == "dot";
+  if (!P.Opts.StopAfter.empty() && !findPass(P.Opts.StopAfter))
+    return makeError("unknown pass '" + P.Opts.StopAfter +
+                     "' in --stop-after; --print-passes lists them");
+  if (P.Opts.SyntaxOnly && !P.Emit.empty())
+    return makeError("-fsyntax-only and --emit=" + P.Emit +
+                     " cannot be used together");
+  return std::optional<DriverOptions>(std::move(P.Opts));
+}

@@ -1,0 +1,179 @@
+//===- Frontend.cpp - Parse a .qd file into the kernel IR -----------------===//
+//
+// Part of qdc. Builds a Clang invocation the way the clang driver would for
+// `clang++ -x c++ -std=... -isystem <prelude> -include qd/qd.h file.qd`,
+// parses the file, and hands the AST to the KIR builder.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/Frontend/Frontend.h"
+
+#include "ClangDiagSink.h"
+#include "KIRBuilder.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Frontend/Utils.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#ifndef QDC_CLANG_EXECUTABLE
+#error "QDC_CLANG_EXECUTABLE must name the clang-19 driver"
+#endif
+
+using namespace qdc;
+
+namespace {
+/// Hands the parsed translation unit to the KIR builder.
+class KIRConsumer : public clang::ASTConsumer {
+public:
+  KIRConsumer(clang::CompilerInstance &CI, DiagEngine &Diags,
+              std::optional<kir::Module> &Out)
+      : CI(CI), Diags(Diags), Out(Out) {}
+
+  void HandleTranslationUnit(clang::ASTContext &Ctx) override {
+    if (CI.getDiagnostics().hasErrorOccurred())
+      return;
+    Out = buildModule(Ctx, Diags);
+  }
+
+private:
+  clang::CompilerInstance &CI;
+  DiagEngine &Diags;
+  std::optional<kir::Module> &Out;
+};
+
+class KIRAction : public clang::ASTFrontendAction {
+public:
+  KIRAction(ClangDiagSink &Sink, DiagEngine &Diags,
+            std::optional<kir::Module> &Out)
+      : Sink(Sink), Diags(Diags), Out(Out) {}
+
+protected:
+  std::unique_ptr<clang::ASTConsumer>
+  CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
+    Sink.setSourceManager(&CI.getSourceManager());
+    return std::make_unique<KIRConsumer>(CI, Diags, Out);
+  }
+
+private:
+  ClangDiagSink &Sink;
+  DiagEngine &Diags;
+  std::optional<kir::Module> &Out;
+};
+} // namespace
+
+struct FrontendSession::Impl {
+  FrontendOptions Opts;
+  std::vector<std::string> Args;
+  clang::CompilerInstance CI;
+  std::unique_ptr<ClangDiagSink> Sink;
+  /// Receives diagnostics when no invocation could be made.
+  CollectingDiagSink Fallback;
+  std::unique_ptr<DiagEngine> Diags;
+  std::unique_ptr<KIRAction> Action;
+  bool Begun = false;
+  bool InvocationOK = false;
+  std::optional<kir::Module> Module;
+
+  explicit Impl(FrontendOptions O) : Opts(std::move(O)) {
+    Args = {QDC_CLANG_EXECUTABLE, "-fsyntax-only", "-x", "c++",
+            "-std=" + Opts.Std};
+    Args.push_back(llvm::errs().has_colors() ? "-fcolor-diagnostics"
+                                             : "-fno-color-diagnostics");
+    Args.insert(Args.end(), {"-isystem", Opts.PreludeDir, "-include",
+                             "qd/qd.h", "-D__QDC__=1"});
+    for (const std::string &Dir : Opts.IncludeDirs)
+      Args.push_back("-I" + Dir);
+    for (const std::string &Def : Opts.Defines)
+      Args.push_back("-D" + Def);
+    if (Opts.WarningsAsErrors)
+      Args.push_back("-Werror");
+    if (Opts.IgnoreWarnings)
+      Args.push_back("-w");
+    Args.push_back(Opts.InputFile);
+  }
+
+  bool createInvocation() {
+    std::vector<const char *> Argv;
+    for (const std::string &A : Args)
+      Argv.push_back(A.c_str());
+    // Problems with the arguments themselves (a bad -std=) print through a
+    // plain engine: the real one is configured by the invocation.
+    auto DiagOpts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+    DiagOpts->ShowColors = llvm::errs().has_colors();
+    clang::CreateInvocationOptions CIOpts;
+    CIOpts.Diags = clang::CompilerInstance::createDiagnostics(
+        DiagOpts.get(), new clang::TextDiagnosticPrinter(llvm::errs(),
+                                                         DiagOpts.get()));
+    std::shared_ptr<clang::CompilerInvocation> Inv =
+        clang::createInvocation(Argv, std::move(CIOpts));
+    if (!Inv)
+      return false;
+    Inv->getFrontendOpts().DisableFree = false;
+    CI.setInvocation(std::move(Inv));
+    CI.createDiagnostics();
+    Sink = std::make_unique<ClangDiagSink>(CI.getDiagnostics());
+    Diags = std::make_unique<DiagEngine>(*Sink);
+    Diags->setWarningsAsErrors(Opts.WarningsAsErrors);
+    Diags->setIgnoreWarnings(Opts.IgnoreWarnings);
+    return true;
+  }
+};
+
+FrontendSession::FrontendSession(FrontendOptions Opts)
+    : P(std::make_unique<Impl>(std::move(Opts))) {
+  P->InvocationOK = P->createInvocation();
+  if (!P->InvocationOK)
+    P->Diags = std::make_unique<DiagEngine>(P->Fallback);
+}
+
+FrontendSession::~FrontendSession() {
+  if (P->Begun)
+    P->Action->EndSourceFile();
+}
+
+std::optional<kir::Module> FrontendSession::parse() {
+  if (!P->InvocationOK || P->Begun)
+    return std::nullopt;
+  if (P->Opts.Verbose) {
+    llvm::errs() << "qdc: parsing with:";
+    for (const std::string &A : P->Args)
+      llvm::errs() << ' ' << A;
+    llvm::errs() << '\n';
+  }
+  clang::CompilerInstance &CI = P->CI;
+  if (!CI.createTarget())
+    return std::nullopt;
+  const auto &Inputs = CI.getFrontendOpts().Inputs;
+  if (Inputs.size() != 1)
+    return std::nullopt;
+  P->Action = std::make_unique<KIRAction>(*P->Sink, *P->Diags, P->Module);
+  if (!P->Action->BeginSourceFile(CI, Inputs[0]))
+    return std::nullopt;
+  P->Begun = true;
+  if (llvm::Error E = P->Action->Execute()) {
+    llvm::consumeError(std::move(E));
+    return std::nullopt;
+  }
+  if (CI.getDiagnostics().hasErrorOccurred() && !P->Module)
+    return std::nullopt;
+  return std::move(P->Module);
+}
+
+DiagEngine &FrontendSession::getDiags() { return *P->Diags; }
+
+unsigned FrontendSession::getNumErrors() const {
+  if (!P->InvocationOK)
+    return 1;
+  return P->CI.getDiagnostics().getNumErrors();
+}
+
+const std::vector<std::string> &FrontendSession::getClangArgs() const {
+  return P->Args;
+}

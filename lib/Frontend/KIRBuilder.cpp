@@ -1,0 +1,719 @@
+//===- KIRBuilder.cpp - Clang AST to kernel IR ----------------------------===//
+//
+// Part of qdc. Walks a translation unit that compiled without errors and
+// records what the kernel IR needs: fields, QD_FUNCs, kernels with their
+// parameters and top-level statements (loops with their ranges, serial
+// statements, locals and the facts about them, loop_config, blocks), and
+// every QD_STREAM_PARALLEL block found where it does not belong.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KIRBuilder.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Path.h"
+
+using namespace qdc;
+using clang::cast;
+using clang::dyn_cast;
+using clang::dyn_cast_or_null;
+using clang::isa;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Recognising the prelude's vocabulary
+//===----------------------------------------------------------------------===//
+
+bool hasAnnotation(const clang::Decl *D, llvm::StringRef Name) {
+  for (const auto *A : D->specific_attrs<clang::AnnotateAttr>())
+    if (A->getAnnotation() == Name)
+      return true;
+  return false;
+}
+
+/// True when DC is namespace `qd` (or `qd::<Inner>` when Inner is given) at
+/// file scope.
+bool isQdContext(const clang::DeclContext *DC, llvm::StringRef Inner = {}) {
+  DC = DC->getRedeclContext();
+  const auto *NS = dyn_cast<clang::NamespaceDecl>(DC);
+  if (!NS)
+    return false;
+  if (!Inner.empty()) {
+    if (NS->getName() != Inner)
+      return false;
+    NS = dyn_cast<clang::NamespaceDecl>(NS->getParent()->getRedeclContext());
+    if (!NS)
+      return false;
+  }
+  return NS->getName() == "qd" &&
+         NS->getParent()->getRedeclContext()->isTranslationUnit();
+}
+
+/// The specialization of class template qd::<Name> that T is, or null.
+const clang::ClassTemplateSpecializationDecl *getQdSpecialization(
+    clang::QualType T, llvm::StringRef Name) {
+  const auto *Spec = dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(
+      T.getCanonicalType()->getAsCXXRecordDecl());
+  if (!Spec || Spec->getName() != Name || !isQdContext(Spec->getDeclContext()))
+    return nullptr;
+  return Spec;
+}
+
+bool isQdFunction(const clang::FunctionDecl *FD, llvm::StringRef Name) {
+  return FD && !isa<clang::CXXMethodDecl>(FD) && FD->getIdentifier() &&
+         FD->getName() == Name && isQdContext(FD->getDeclContext());
+}
+
+/// The callee of a statement of the form `qd::<Name>(...)`, as a call.
+const clang::CallExpr *getQdCall(const clang::Stmt *S, llvm::StringRef Name) {
+  const auto *E = dyn_cast_or_null<clang::Expr>(S);
+  if (!E)
+    return nullptr;
+  const auto *Call = dyn_cast<clang::CallExpr>(E->IgnoreImplicit());
+  if (!Call || !isQdFunction(Call->getDirectCallee(), Name))
+    return nullptr;
+  return Call;
+}
+
+/// QD_STREAM_PARALLEL expands to `if (qd::detail::stream_parallel_block v{};
+/// true)`: recognise it by the type of the variable in the init-statement.
+bool isStreamParallelBlock(const clang::Stmt *S) {
+  const auto *If = dyn_cast_or_null<clang::IfStmt>(S);
+  if (!If)
+    return false;
+  const auto *DS = dyn_cast_or_null<clang::DeclStmt>(If->getInit());
+  if (!DS || !DS->isSingleDecl())
+    return false;
+  const auto *V = dyn_cast<clang::VarDecl>(DS->getSingleDecl());
+  if (!V)
+    return false;
+  const auto *RD = V->getType().getCanonicalType()->getAsCXXRecordDecl();
+  return RD && RD->getIdentifier() && RD->getName() == "stream_parallel_block" &&
+         isQdContext(RD->getDeclContext(), "detail");
+}
+
+std::optional<kir::ScalarType> getScalarType(clang::QualType T,
+                                             const clang::ASTContext &Ctx) {
+  T = T.getCanonicalType().getUnqualifiedType();
+  const auto *BT = dyn_cast<clang::BuiltinType>(T);
+  if (!BT)
+    return std::nullopt;
+  switch (BT->getKind()) {
+  case clang::BuiltinType::Bool:
+    return kir::ScalarType::Bool;
+  case clang::BuiltinType::Float:
+    return kir::ScalarType::F32;
+  case clang::BuiltinType::Double:
+    return kir::ScalarType::F64;
+  default:
+    break;
+  }
+  if (!BT->isInteger() || BT->isCharType() || BT->isWideCharType())
+    return std::nullopt;
+  uint64_t Width = Ctx.getTypeSize(T);
+  bool Signed = BT->isSignedInteger();
+  if (Width == 32)
+    return Signed ? kir::ScalarType::I32 : kir::ScalarType::U32;
+  if (Width == 64)
+    return Signed ? kir::ScalarType::I64 : kir::ScalarType::U64;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Positions and source text
+//===----------------------------------------------------------------------===//
+
+class SourceInfo {
+public:
+  explicit SourceInfo(clang::ASTContext &Ctx)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
+
+  /// Where the user wrote it: a macro use is reported at the macro's name.
+  SourceLoc getLoc(clang::SourceLocation L) {
+    if (L.isInvalid())
+      return {};
+    L = SM.getExpansionLoc(L);
+    SourceLoc Loc;
+    clang::FileID FID = SM.getFileID(L);
+    auto [It, Inserted] = FileNames.try_emplace(FID);
+    if (Inserted) {
+      if (clang::OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID))
+        It->second = FE->getName().str();
+      else
+        It->second = "<built-in>";
+    }
+    Loc.File = It->second;
+    Loc.Line = SM.getSpellingLineNumber(L);
+    Loc.Column = SM.getSpellingColumnNumber(L);
+    return Loc;
+  }
+
+  unsigned getOffset(clang::SourceLocation L) {
+    return SM.getFileOffset(SM.getExpansionLoc(L));
+  }
+
+  /// The expression as the user wrote it.
+  std::string getText(const clang::Expr *E) {
+    clang::CharSourceRange R = clang::Lexer::makeFileCharRange(
+        clang::CharSourceRange::getTokenRange(E->getSourceRange()), SM,
+        Ctx.getLangOpts());
+    if (R.isInvalid())
+      R = SM.getExpansionRange(E->getSourceRange());
+    llvm::StringRef Text =
+        clang::Lexer::getSourceText(R, SM, Ctx.getLangOpts());
+    return Text.empty() ? std::string("<expr>") : Text.str();
+  }
+
+  kir::Bound getBound(const clang::Expr *E) {
+    kir::Bound B;
+    B.Text = getText(E);
+    clang::Expr::EvalResult R;
+    if (!E->isValueDependent() && E->EvaluateAsInt(R, Ctx))
+      B.Value = R.Val.getInt().getExtValue();
+    return B;
+  }
+
+  kir::Bound getConstantBound(int64_t V) {
+    return {std::to_string(V), V};
+  }
+
+private:
+  clang::ASTContext &Ctx;
+  clang::SourceManager &SM;
+  llvm::DenseMap<clang::FileID, std::string> FileNames;
+};
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+class KernelBuilder {
+public:
+  KernelBuilder(clang::ASTContext &Ctx, SourceInfo &Src, DiagEngine &Diags,
+                const clang::FunctionDecl *FD)
+      : Ctx(Ctx), Src(Src), Diags(Diags), FD(FD) {}
+
+  kir::Kernel build() {
+    K.Name = FD->getNameAsString();
+    K.Loc = Src.getLoc(FD->getLocation());
+    clang::QualType RT = FD->getReturnType();
+    K.ReturnsVoid = RT->isVoidType();
+    K.ReturnType = RT.getAsString(Ctx.getPrintingPolicy());
+    for (const clang::ParmVarDecl *P : FD->parameters())
+      K.Params.push_back(buildParam(P));
+    buildList(FD->getBody(), K.Body);
+    resolveLocals();
+    return std::move(K);
+  }
+
+private:
+  /// What the builder knows about one top-level local variable.
+  struct LocalInfo {
+    unsigned StmtId = 0;
+    bool InitOK = false;  ///< constant, or computed from parameters
+    bool Const = false;   ///< const-qualified or constexpr
+    bool Written = false; ///< used other than as a plain read
+    llvm::SmallVector<const clang::VarDecl *, 2> Deps;
+    std::optional<bool> Shareable;
+  };
+
+  kir::Param buildParam(const clang::ParmVarDecl *P) {
+    kir::Param Out;
+    Out.Name = P->getNameAsString();
+    Out.Loc = Src.getLoc(P->getLocation());
+    clang::QualType T = P->getType();
+    Out.Spelling = T.getAsString(Ctx.getPrintingPolicy());
+    Out.Kind = kir::ParamKind::Unsupported;
+    if (auto Scalar = getScalarType(T, Ctx)) {
+      Out.Kind = kir::ParamKind::Scalar;
+      Out.Elem = *Scalar;
+    } else if (const auto *Spec = getQdSpecialization(T, "ndarray")) {
+      const clang::TemplateArgumentList &Args = Spec->getTemplateArgs();
+      if (Args.size() == 2 &&
+          Args[0].getKind() == clang::TemplateArgument::Type &&
+          Args[1].getKind() == clang::TemplateArgument::Integral) {
+        if (auto Elem = getScalarType(Args[0].getAsType(), Ctx)) {
+          Out.Kind = kir::ParamKind::Ndarray;
+          Out.Elem = *Elem;
+          Out.Dims = Args[1].getAsIntegral().getZExtValue();
+        }
+      }
+    }
+    return Out;
+  }
+
+  kir::Stmt makeStmt(const clang::Stmt *S, kir::StmtKind Kind) {
+    kir::Stmt Out;
+    Out.Kind = Kind;
+    Out.Id = NextId++;
+    Out.Loc = Src.getLoc(S->getBeginLoc());
+    Out.BeginOffset = Src.getOffset(S->getBeginLoc());
+    Out.EndOffset = Src.getOffset(S->getEndLoc());
+    return Out;
+  }
+
+  /// Builds the statements of a kernel body or a block body.
+  void buildList(const clang::Stmt *Body, std::vector<kir::Stmt> &Out) {
+    if (!Body)
+      return;
+    llvm::SmallVector<const clang::Stmt *, 16> Items;
+    if (const auto *CS = dyn_cast<clang::CompoundStmt>(Body))
+      Items.append(CS->body_begin(), CS->body_end());
+    else
+      Items.push_back(Body);
+    for (const clang::Stmt *S : Items) {
+      if (isa<clang::NullStmt>(S))
+        continue;
+      if (isStreamParallelBlock(S)) {
+        kir::Stmt Block = makeStmt(S, kir::StmtKind::Block);
+        buildList(cast<clang::IfStmt>(S)->getThen(), Block.Body);
+        Out.push_back(std::move(Block));
+        continue;
+      }
+      Out.push_back(buildItem(S));
+    }
+  }
+
+  kir::Stmt buildItem(const clang::Stmt *S) {
+    kir::Stmt Out = makeStmt(S, kir::StmtKind::Serial);
+    if (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S)) {
+      if (buildLoop(S, Out))
+        Out.Kind = kir::StmtKind::Loop;
+      else
+        Diags.report(DiagID::err_loop_not_parallel, Out.Loc) << K.Name;
+    } else if (const auto *DS = dyn_cast<clang::DeclStmt>(S)) {
+      buildLocal(DS, Out);
+    } else if (const clang::CallExpr *Call = getQdCall(S, "loop_config")) {
+      buildLoopConfig(Call, Out);
+    } else if (const char *Jump = getJumpName(S)) {
+      Diags.report(DiagID::err_top_level_jump, Out.Loc) << Jump << K.Name;
+    }
+    walk(S, Out.Id, "", S);
+    return Out;
+  }
+
+  static const char *getJumpName(const clang::Stmt *S) {
+    if (isa<clang::ReturnStmt>(S))
+      return "return";
+    if (isa<clang::GotoStmt>(S) || isa<clang::IndirectGotoStmt>(S))
+      return "goto";
+    if (isa<clang::LabelStmt>(S))
+      return "label";
+    if (isa<clang::CoreturnStmt>(S))
+      return "co_return";
+    return nullptr;
+  }
+
+  //--- Loops -----------------------------------------------------------===//
+
+  bool buildLoop(const clang::Stmt *S, kir::Stmt &Out) {
+    if (const auto *FR = dyn_cast<clang::CXXForRangeStmt>(S))
+      return buildRangeLoop(FR, Out);
+    return buildCanonicalLoop(cast<clang::ForStmt>(S), Out);
+  }
+
+  bool buildRangeLoop(const clang::CXXForRangeStmt *FR, kir::Stmt &Out) {
+    const clang::VarDecl *LV = FR->getLoopVariable();
+    if (!LV)
+      return false;
+    if (const clang::CallExpr *Call = getQdCall(FR->getRangeInit(), "range")) {
+      if (isa<clang::DecompositionDecl>(LV))
+        return false;
+      Out.Form = kir::LoopForm::Range;
+      Out.IndexVars.push_back(LV->getNameAsString());
+      kir::Extent E;
+      if (Call->getNumArgs() == 1) {
+        E.Begin = Src.getConstantBound(0);
+        E.End = Src.getBound(Call->getArg(0));
+      } else if (Call->getNumArgs() == 2) {
+        E.Begin = Src.getBound(Call->getArg(0));
+        E.End = Src.getBound(Call->getArg(1));
+      } else {
+        return false;
+      }
+      Out.Extents.push_back(std::move(E));
+      return true;
+    }
+    if (const clang::CallExpr *Call =
+            getQdCall(FR->getRangeInit(), "ndrange")) {
+      const auto *DD = dyn_cast<clang::DecompositionDecl>(LV);
+      if (!DD || DD->bindings().size() != Call->getNumArgs() ||
+          Call->getNumArgs() == 0)
+        return false;
+      Out.Form = kir::LoopForm::NdRange;
+      for (const clang::BindingDecl *B : DD->bindings())
+        Out.IndexVars.push_back(B->getNameAsString());
+      for (const clang::Expr *Arg : Call->arguments())
+        Out.Extents.push_back({Src.getConstantBound(0), Src.getBound(Arg)});
+      return true;
+    }
+    return false;
+  }
+
+  /// for (T i = b; i < e; ++i), with i++ or i += 1 also accepted.
+  bool buildCanonicalLoop(const clang::ForStmt *FS, kir::Stmt &Out) {
+    const auto *DS = dyn_cast_or_null<clang::DeclStmt>(FS->getInit());
+    if (!DS || !DS->isSingleDecl())
+      return false;
+    const auto *V = dyn_cast<clang::VarDecl>(DS->getSingleDecl());
+    if (!V || !V->getInit() || !V->getType()->isIntegerType())
+      return false;
+    auto IsVar = [V](const clang::Expr *E) {
+      const auto *Ref = dyn_cast<clang::DeclRefExpr>(E->IgnoreParenImpCasts());
+      return Ref && Ref->getDecl() == V;
+    };
+    const auto *Cond = dyn_cast_or_null<clang::BinaryOperator>(
+        FS->getCond() ? FS->getCond()->IgnoreParenImpCasts() : nullptr);
+    if (!Cond || Cond->getOpcode() != clang::BO_LT || !IsVar(Cond->getLHS()))
+      return false;
+    const clang::Expr *Inc = FS->getInc();
+    if (!Inc)
+      return false;
+    Inc = Inc->IgnoreParenImpCasts();
+    bool StepOne = false;
+    if (const auto *U = dyn_cast<clang::UnaryOperator>(Inc))
+      StepOne = U->isIncrementOp() && IsVar(U->getSubExpr());
+    else if (const auto *CA = dyn_cast<clang::CompoundAssignOperator>(Inc)) {
+      clang::Expr::EvalResult R;
+      StepOne = CA->getOpcode() == clang::BO_AddAssign && IsVar(CA->getLHS()) &&
+                CA->getRHS()->EvaluateAsInt(R, Ctx) && R.Val.getInt() == 1;
+    }
+    if (!StepOne)
+      return false;
+    Out.Form = kir::LoopForm::Canonical;
+    Out.IndexVars.push_back(V->getNameAsString());
+    Out.Extents.push_back(
+        {Src.getBound(V->getInit()), Src.getBound(Cond->getRHS())});
+    return true;
+  }
+
+  //--- loop_config -----------------------------------------------------===//
+
+  void buildLoopConfig(const clang::CallExpr *Call, kir::Stmt &Out) {
+    Out.Kind = kir::StmtKind::LoopConfig;
+    if (Call->getNumArgs() != 1)
+      return;
+    const clang::Expr *Arg = Call->getArg(0);
+    clang::Expr::EvalResult R;
+    std::optional<int64_t> Value;
+    if (!Arg->isValueDependent() && Arg->EvaluateAsRValue(R, Ctx) &&
+        R.Val.isStruct() && R.Val.getStructNumFields() >= 1 &&
+        R.Val.getStructField(0).isInt())
+      Value = R.Val.getStructField(0).getInt().getExtValue();
+    if (!Value) {
+      Diags.report(DiagID::err_loop_config_block_dim,
+                   Src.getLoc(Arg->getBeginLoc()))
+          << "";
+      return;
+    }
+    if (*Value < 1 || *Value > 1024) {
+      Diags.report(DiagID::err_loop_config_block_dim,
+                   Src.getLoc(Arg->getBeginLoc()))
+          << (", not " + std::to_string(*Value));
+      return;
+    }
+    Out.ConfigBlockDim = static_cast<unsigned>(*Value);
+  }
+
+  //--- Locals ----------------------------------------------------------===//
+
+  void buildLocal(const clang::DeclStmt *DS, kir::Stmt &Out) {
+    Out.Kind = kir::StmtKind::Local;
+    llvm::SmallVector<std::string, 2> Names;
+    for (const clang::Decl *D : DS->decls()) {
+      const auto *ND = dyn_cast<clang::NamedDecl>(D);
+      if (ND && ND->getIdentifier())
+        Names.push_back(ND->getNameAsString());
+      const auto *V = dyn_cast<clang::VarDecl>(D);
+      if (!V)
+        continue; // a type or alias: every task can declare it again
+      LocalInfo &Info = Locals[V];
+      Info.StmtId = Out.Id;
+      Info.Const = V->isConstexpr() || V->getType().isConstQualified();
+      Info.InitOK = !V->isStaticLocal() && isRecomputable(V, Info.Deps);
+    }
+    Out.Name = llvm::join(Names, ", ");
+  }
+
+  /// A constant, or computed from parameters, constants and other
+  /// recomputable locals without side effects.
+  bool isRecomputable(const clang::VarDecl *V,
+                      llvm::SmallVectorImpl<const clang::VarDecl *> &Deps) {
+    if (V->isConstexpr())
+      return true;
+    const clang::Expr *Init = V->getInit();
+    if (!Init || Init->isValueDependent())
+      return false;
+    clang::Expr::EvalResult R;
+    if (Init->EvaluateAsRValue(R, Ctx) && !R.HasSideEffects)
+      return true;
+    return isParamDerived(Init, Deps);
+  }
+
+  bool isParamDerived(const clang::Stmt *S,
+                      llvm::SmallVectorImpl<const clang::VarDecl *> &Deps) {
+    if (!S)
+      return true;
+    if (const auto *Ref = dyn_cast<clang::DeclRefExpr>(S)) {
+      const clang::ValueDecl *D = Ref->getDecl();
+      if (isa<clang::ParmVarDecl>(D) || isa<clang::FunctionDecl>(D) ||
+          isa<clang::EnumConstantDecl>(D))
+        return true;
+      if (const auto *V = dyn_cast<clang::VarDecl>(D)) {
+        if (Locals.count(V)) {
+          Deps.push_back(V);
+          return true;
+        }
+        return V->isUsableInConstantExpressions(Ctx);
+      }
+      return false;
+    }
+    if (const auto *BO = dyn_cast<clang::BinaryOperator>(S))
+      if (BO->isAssignmentOp())
+        return false;
+    if (const auto *UO = dyn_cast<clang::UnaryOperator>(S))
+      if (UO->isIncrementDecrementOp())
+        return false;
+    if (isa<clang::CXXNewExpr>(S) || isa<clang::CXXDeleteExpr>(S) ||
+        isa<clang::CXXThrowExpr>(S) || isa<clang::LambdaExpr>(S))
+      return false;
+    if (const auto *Call = dyn_cast<clang::CallExpr>(S))
+      if (!isPureCallee(Call->getDirectCallee()))
+        return false;
+    for (const clang::Stmt *Child : S->children())
+      if (!isParamDerived(Child, Deps))
+        return false;
+    return true;
+  }
+
+  /// Calls a recomputed local may make: constexpr functions, QD_FUNCs, the
+  /// prelude's math, and the shape of an ndarray (but not its elements).
+  static bool isPureCallee(const clang::FunctionDecl *Callee) {
+    if (!Callee)
+      return false;
+    if (const auto *MD = dyn_cast<clang::CXXMethodDecl>(Callee)) {
+      if (isQdContext(MD->getParent()->getDeclContext()))
+        return MD->getIdentifier() && MD->getName() == "shape";
+      return MD->isConstexpr();
+    }
+    return Callee->isConstexpr() || hasAnnotation(Callee, "qd.func") ||
+           isQdContext(Callee->getDeclContext());
+  }
+
+  /// Decides, in declaration order, which locals every task may recompute.
+  void resolveLocals() {
+    llvm::DenseMap<unsigned, bool> StmtShareable;
+    for (auto &[V, Info] : Locals) {
+      bool OK = Info.InitOK && (Info.Const || !Info.Written);
+      for (const clang::VarDecl *Dep : Info.Deps) {
+        auto It = Locals.find(Dep);
+        OK = OK && It != Locals.end() && It->second.Shareable.value_or(false);
+      }
+      Info.Shareable = OK;
+      auto [It, Inserted] = StmtShareable.try_emplace(Info.StmtId, OK);
+      if (!Inserted)
+        It->second = It->second && OK;
+    }
+    llvm::DenseMap<unsigned, kir::Stmt *> ById;
+    for (kir::Stmt &Top : K.Body)
+      kir::walkStmts(Top, [&](kir::Stmt &S) { ById[S.Id] = &S; });
+    for (kir::Stmt &Top : K.Body)
+      kir::walkStmts(Top, [&](kir::Stmt &S) {
+        if (S.Kind != kir::StmtKind::Local)
+          return;
+        auto It = StmtShareable.find(S.Id);
+        // A declaration of types only is always shareable.
+        S.Shareable = It == StmtShareable.end() || It->second;
+      });
+    for (const auto &[V, UserId, Loc] : Uses) {
+      kir::Stmt *Decl = ById.lookup(Locals[V].StmtId);
+      if (Decl)
+        Decl->Uses.push_back({UserId, Loc});
+    }
+  }
+
+  //--- Walking below the top level -------------------------------------===//
+
+  /// Visits everything inside a top-level statement: records uses of
+  /// earlier locals and blocks that are not at the top level. Context says
+  /// what the current node is inside of, for the message.
+  void walk(const clang::Stmt *S, unsigned ItemId, llvm::StringRef Context,
+            const clang::Stmt *Parent) {
+    if (!S)
+      return;
+    if (isStreamParallelBlock(S) && !Context.empty())
+      K.StrayBlocks.push_back({Src.getLoc(S->getBeginLoc()), Context.str()});
+    if (const auto *Ref = dyn_cast<clang::DeclRefExpr>(S))
+      noteLocalUse(Ref, ItemId, Parent);
+
+    llvm::StringRef Inner = Context;
+    if (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
+        isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S))
+      Inner = "a loop";
+    else if (isa<clang::IfStmt>(S) && !isStreamParallelBlock(S))
+      Inner = "an 'if' statement";
+    else if (isa<clang::SwitchStmt>(S))
+      Inner = "a 'switch' statement";
+    else if (isa<clang::LambdaExpr>(S))
+      Inner = "a lambda";
+    else if (isa<clang::CompoundStmt>(S) && Inner.empty())
+      Inner = "a compound statement";
+    else if (isStreamParallelBlock(S))
+      Inner = "a misplaced QD_STREAM_PARALLEL block";
+
+    // A parenthesis does not change how its operand is used.
+    const clang::Stmt *ChildParent = isa<clang::ParenExpr>(S) ? Parent : S;
+    for (const clang::Stmt *Child : S->children())
+      walk(Child, ItemId, Inner, ChildParent);
+  }
+
+  void noteLocalUse(const clang::DeclRefExpr *Ref, unsigned ItemId,
+                    const clang::Stmt *Parent) {
+    const auto *V = dyn_cast<clang::VarDecl>(Ref->getDecl());
+    if (!V)
+      return;
+    auto It = Locals.find(V);
+    if (It == Locals.end())
+      return;
+    const auto *Cast = dyn_cast_or_null<clang::ImplicitCastExpr>(Parent);
+    if (!Cast || Cast->getCastKind() != clang::CK_LValueToRValue)
+      It->second.Written = true;
+    if (It->second.StmtId == ItemId)
+      return;
+    if (SeenUses.insert({V, ItemId}).second)
+      Uses.push_back({V, ItemId, Src.getLoc(Ref->getLocation())});
+  }
+
+  clang::ASTContext &Ctx;
+  SourceInfo &Src;
+  DiagEngine &Diags;
+  const clang::FunctionDecl *FD;
+  kir::Kernel K;
+  unsigned NextId = 0;
+  llvm::MapVector<const clang::VarDecl *, LocalInfo> Locals;
+  std::vector<std::tuple<const clang::VarDecl *, unsigned, SourceLoc>> Uses;
+  llvm::DenseSet<std::pair<const clang::VarDecl *, unsigned>> SeenUses;
+};
+
+//===----------------------------------------------------------------------===//
+// The translation unit
+//===----------------------------------------------------------------------===//
+
+/// Collects every QD_STREAM_PARALLEL block below a statement.
+void findBlocks(const clang::Stmt *S, SourceInfo &Src,
+                std::vector<SourceLoc> &Out) {
+  if (!S)
+    return;
+  if (isStreamParallelBlock(S))
+    Out.push_back(Src.getLoc(S->getBeginLoc()));
+  for (const clang::Stmt *Child : S->children())
+    findBlocks(Child, Src, Out);
+}
+
+class ModuleVisitor : public clang::RecursiveASTVisitor<ModuleVisitor> {
+public:
+  ModuleVisitor(clang::ASTContext &Ctx, DiagEngine &Diags)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Src(Ctx), Diags(Diags) {}
+
+  kir::Module take() { return std::move(M); }
+
+  bool VisitFunctionDecl(clang::FunctionDecl *FD) {
+    if (!FD->doesThisDeclarationHaveABody() || isInPrelude(FD))
+      return true;
+    if (hasAnnotation(FD, "qd.kernel")) {
+      visitKernel(FD);
+      return true;
+    }
+    kir::Function F;
+    F.Name = FD->getQualifiedNameAsString();
+    F.Loc = Src.getLoc(FD->getLocation());
+    F.IsDevice = hasAnnotation(FD, "qd.func");
+    findBlocks(FD->getBody(), Src, F.StreamParallelBlocks);
+    if (F.IsDevice || !F.StreamParallelBlocks.empty())
+      M.Functions.push_back(std::move(F));
+    return true;
+  }
+
+  bool VisitVarDecl(clang::VarDecl *V) {
+    if (isa<clang::ParmVarDecl>(V) || isInPrelude(V) ||
+        !V->getDeclContext()->getRedeclContext()->isFileContext())
+      return true;
+    const auto *Spec = getQdSpecialization(V->getType(), "field");
+    if (!Spec)
+      return true;
+    const clang::TemplateArgumentList &Args = Spec->getTemplateArgs();
+    if (Args.size() != 2 || Args[0].getKind() != clang::TemplateArgument::Type ||
+        Args[1].getKind() != clang::TemplateArgument::Pack)
+      return true;
+    SourceLoc Loc = Src.getLoc(V->getLocation());
+    std::optional<kir::ScalarType> Elem =
+        getScalarType(Args[0].getAsType(), Ctx);
+    if (!Elem) {
+      Diags.report(DiagID::err_field_type, Loc)
+          << V->getNameAsString()
+          << Args[0].getAsType().getAsString(Ctx.getPrintingPolicy());
+      return true;
+    }
+    kir::Field F;
+    F.Name = V->getQualifiedNameAsString();
+    F.Elem = *Elem;
+    F.Loc = std::move(Loc);
+    for (const clang::TemplateArgument &Dim : Args[1].pack_elements())
+      F.Shape.push_back(Dim.getAsIntegral().getExtValue());
+    M.Fields.push_back(std::move(F));
+    return true;
+  }
+
+private:
+  bool isInPrelude(const clang::Decl *D) const {
+    return SM.isInSystemHeader(D->getLocation());
+  }
+
+  void visitKernel(const clang::FunctionDecl *FD) {
+    SourceLoc Loc = Src.getLoc(FD->getLocation());
+    if (isa<clang::CXXMethodDecl>(FD) ||
+        !FD->getDeclContext()->getRedeclContext()->isFileContext()) {
+      Diags.report(DiagID::err_kernel_not_free_function, Loc)
+          << FD->getNameAsString();
+      return;
+    }
+    if (FD->getDescribedFunctionTemplate() || FD->isTemplateInstantiation()) {
+      Diags.report(DiagID::err_kernel_template, Loc) << FD->getNameAsString();
+      return;
+    }
+    M.Kernels.push_back(KernelBuilder(Ctx, Src, Diags, FD).build());
+  }
+
+  clang::ASTContext &Ctx;
+  clang::SourceManager &SM;
+  SourceInfo Src;
+  DiagEngine &Diags;
+  kir::Module M;
+};
+
+} // namespace
+
+kir::Module qdc::buildModule(clang::ASTContext &Ctx, DiagEngine &Diags) {
+  ModuleVisitor V(Ctx, Diags);
+  V.TraverseDecl(Ctx.getTranslationUnitDecl());
+  kir::Module M = V.take();
+  clang::SourceManager &SM = Ctx.getSourceManager();
+  if (clang::OptionalFileEntryRef FE =
+          SM.getFileEntryRefForID(SM.getMainFileID()))
+    M.SourceFile = llvm::sys::path::filename(FE->getName()).str();
+  return M;
+}

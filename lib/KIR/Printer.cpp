@@ -1,0 +1,149 @@
+//===- Printer.cpp - Textual form of the kernel IR ------------------------===//
+//
+// Part of qdc. The --emit=kir dump. One line per entity, positions as
+// line:col (the file is named once), nothing that depends on addresses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/KIR/Printer.h"
+#include "qdc/KIR/Kernel.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/ErrorHandling.h"
+
+using namespace qdc;
+using namespace qdc::kir;
+
+static void printPos(const SourceLoc &Loc, llvm::raw_ostream &OS) {
+  OS << "  ; " << Loc.Line << ':' << Loc.Column;
+}
+
+static void printBound(const Bound &B, llvm::raw_ostream &OS) {
+  OS << B.Text;
+  if (B.Value && std::to_string(*B.Value) != B.Text)
+    OS << "=" << *B.Value;
+}
+
+void qdc::kir::printExtent(const Extent &E, llvm::raw_ostream &OS) {
+  OS << '[';
+  printBound(E.Begin, OS);
+  OS << ", ";
+  printBound(E.End, OS);
+  OS << ')';
+}
+
+static void printParam(const Param &P, llvm::raw_ostream &OS) {
+  OS << P.Name << ": ";
+  switch (P.Kind) {
+  case ParamKind::Scalar:
+    OS << getScalarTypeName(P.Elem);
+    return;
+  case ParamKind::Ndarray:
+    OS << "ndarray<" << getScalarTypeName(P.Elem) << ", " << P.Dims << '>';
+    return;
+  case ParamKind::Unsupported:
+    OS << "unsupported '" << P.Spelling << "'";
+    return;
+  }
+  llvm_unreachable("unknown ParamKind");
+}
+
+static void printLoopHead(llvm::ArrayRef<std::string> Vars,
+                          llvm::ArrayRef<Extent> Extents,
+                          llvm::raw_ostream &OS) {
+  for (size_t I = 0; I < Extents.size(); ++I) {
+    if (I)
+      OS << " x ";
+    OS << (I < Vars.size() ? Vars[I] : std::string("?")) << " in ";
+    printExtent(Extents[I], OS);
+  }
+}
+
+static void printStmt(const Stmt &S, unsigned Indent, llvm::raw_ostream &OS) {
+  OS.indent(Indent) << "stmt " << S.Id << ": ";
+  switch (S.Kind) {
+  case StmtKind::Loop:
+    OS << (S.Form == LoopForm::NdRange  ? "ndrange-loop "
+           : S.Form == LoopForm::Range ? "range-loop "
+                                       : "for-loop ");
+    printLoopHead(S.IndexVars, S.Extents, OS);
+    break;
+  case StmtKind::Serial:
+    OS << "serial";
+    break;
+  case StmtKind::Local:
+    OS << "local " << S.Name << (S.Shareable ? " shareable" : "");
+    for (const LocalUse &U : S.Uses)
+      OS << " used-by=" << U.StmtId;
+    break;
+  case StmtKind::LoopConfig:
+    OS << "loop-config block_dim=" << S.ConfigBlockDim;
+    break;
+  case StmtKind::Block:
+    OS << "stream-parallel group=" << S.Group;
+    break;
+  }
+  printPos(S.Loc, OS);
+  OS << '\n';
+  for (const Stmt &Child : S.Body)
+    printStmt(Child, Indent + 2, OS);
+}
+
+static void printTask(const Task &T, llvm::raw_ostream &OS) {
+  OS << "  task " << T.Name << ": " << getTaskKindName(T.Kind);
+  if (T.Kind != TaskKind::Serial) {
+    OS << ' ';
+    printLoopHead(T.IndexVars, T.Extents, OS);
+  }
+  OS << " block_dim=";
+  if (T.BlockDim)
+    OS << T.BlockDim;
+  else
+    OS << "default";
+  OS << " group=" << T.Group << " stmts=";
+  for (size_t I = 0; I < T.StmtIds.size(); ++I)
+    OS << (I ? "," : "") << T.StmtIds[I];
+  printPos(T.Loc, OS);
+  OS << '\n';
+}
+
+void qdc::kir::printModule(const Module &M, llvm::raw_ostream &OS) {
+  OS << "module '" << M.SourceFile << "'\n";
+  for (const Field &F : M.Fields) {
+    OS << "field " << F.Name << ": " << getScalarTypeName(F.Elem);
+    for (int64_t D : F.Shape)
+      OS << '[' << D << ']';
+    printPos(F.Loc, OS);
+    OS << '\n';
+  }
+  for (const Function &F : M.Functions) {
+    OS << (F.IsDevice ? "func " : "host-func ") << F.Name;
+    printPos(F.Loc, OS);
+    OS << '\n';
+  }
+  for (const Kernel &K : M.Kernels) {
+    OS << "kernel " << K.Name << '(';
+    for (size_t I = 0; I < K.Params.size(); ++I) {
+      if (I)
+        OS << ", ";
+      printParam(K.Params[I], OS);
+    }
+    OS << ')';
+    if (!K.ReturnsVoid)
+      OS << " -> '" << K.ReturnType << "'";
+    OS << " groups=" << K.NumGroups << " tasks=" << K.Tasks.size();
+    printPos(K.Loc, OS);
+    OS << '\n';
+    for (const Stmt &S : K.Body)
+      printStmt(S, 2, OS);
+    if (!K.RecomputedLocals.empty()) {
+      OS << "  recompute";
+      for (unsigned Id : K.RecomputedLocals)
+        if (const Stmt *S = K.findStmt(Id))
+          OS << ' ' << S->Name;
+      OS << '\n';
+    }
+    for (const Task &T : K.Tasks)
+      printTask(T, OS);
+  }
+}

@@ -1,0 +1,65 @@
+//===- Verifier.cpp - Invariants of a lowered module ----------------------===//
+//
+// Part of qdc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/KIR/Verifier.h"
+#include "qdc/KIR/Kernel.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace qdc::kir;
+
+static llvm::Error fail(const Kernel &K, const llvm::Twine &Why) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "kernel '" + K.Name + "': " + Why);
+}
+
+static llvm::Error verifyKernel(const Kernel &K) {
+  llvm::StringSet<> Names;
+  unsigned LastGroup = 0;
+  for (const Task &T : K.Tasks) {
+    if (!Names.insert(T.Name).second)
+      return fail(K, "duplicate task name '" + T.Name + "'");
+    if (T.StmtIds.empty())
+      return fail(K, "task '" + T.Name + "' runs no statement");
+    for (unsigned Id : T.StmtIds)
+      if (!K.findStmt(Id))
+        return fail(K, llvm::formatv("task '{0}' names unknown statement {1}",
+                                     T.Name, Id));
+    switch (T.Kind) {
+    case TaskKind::Serial:
+      if (!T.Extents.empty())
+        return fail(K, "serial task '" + T.Name + "' has a range");
+      break;
+    case TaskKind::Range:
+      if (T.Extents.size() != 1 || T.IndexVars.size() != 1)
+        return fail(K, "range task '" + T.Name + "' is not one-dimensional");
+      break;
+    case TaskKind::NdRange:
+      if (T.Extents.empty() || T.Extents.size() != T.IndexVars.size())
+        return fail(K, "ndrange task '" + T.Name +
+                           "' has mismatched indices and extents");
+      break;
+    }
+    if (T.Group > K.NumGroups)
+      return fail(K, llvm::formatv("task '{0}' is in group {1} of {2}",
+                                   T.Name, T.Group, K.NumGroups));
+    if (T.Group < LastGroup)
+      return fail(K, "groups of task '" + T.Name + "' are out of order");
+    if (K.NumGroups && T.Group == 0)
+      return fail(K, "task '" + T.Name +
+                         "' has no group in a stream-parallel kernel");
+    LastGroup = T.Group;
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error qdc::kir::verifyModule(const Module &M) {
+  for (const Kernel &K : M.Kernels)
+    if (llvm::Error E = verifyKernel(K))
+      return E;
+  return llvm::Error::success();
+}

@@ -1,0 +1,34 @@
+//===- AttachLoopConfig.cpp - loop_config sets the next loop's block ------===//
+//
+// Part of qdc. `qd::loop_config({.block_dim = N});` configures the top-level
+// loop right after it (qd.loop_config in Quadrants). The pass copies the
+// block size onto that loop; a loop_config followed by anything else is an
+// error, since it would silently configure nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/Transforms/Passes.h"
+
+using namespace qdc;
+using namespace qdc::kir;
+
+static void attachInList(std::vector<Stmt> &Stmts, DiagEngine &Diags) {
+  for (size_t I = 0; I < Stmts.size(); ++I) {
+    Stmt &S = Stmts[I];
+    if (S.Kind == StmtKind::Block) {
+      attachInList(S.Body, Diags);
+      continue;
+    }
+    if (S.Kind != StmtKind::LoopConfig)
+      continue;
+    if (I + 1 < Stmts.size() && Stmts[I + 1].Kind == StmtKind::Loop)
+      Stmts[I + 1].BlockDim = S.ConfigBlockDim;
+    else
+      Diags.report(DiagID::err_loop_config_not_before_loop, S.Loc);
+  }
+}
+
+void qdc::attachLoopConfig(Module &M, DiagEngine &Diags) {
+  for (Kernel &K : M.Kernels)
+    attachInList(K.Body, Diags);
+}

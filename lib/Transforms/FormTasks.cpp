@@ -1,0 +1,84 @@
+//===- FormTasks.cpp - Top-level statements become tasks ------------------===//
+//
+// Part of qdc. The unit the runtime launches is a task: each top-level loop
+// is one parallel task, and each run of consecutive other statements is one
+// serial task (one thread), in program order (DESIGN section 1). Inside a
+// QD_STREAM_PARALLEL block the same holds, and the tasks take the block's
+// group. Shareable locals (constants, values computed from parameters) are
+// not tasks: every task recomputes them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/Transforms/Passes.h"
+
+using namespace qdc;
+using namespace qdc::kir;
+
+namespace {
+class TaskFormer {
+public:
+  explicit TaskFormer(Kernel &K) : K(K) {}
+
+  void run() {
+    K.Tasks.clear();
+    K.RecomputedLocals.clear();
+    formFrom(K.Body, /*Group=*/0);
+    for (size_t I = 0; I < K.Tasks.size(); ++I)
+      K.Tasks[I].Name = K.Name + "_t" + std::to_string(I);
+  }
+
+private:
+  void formFrom(const std::vector<Stmt> &Stmts, unsigned Group) {
+    Task *Serial = nullptr; // the serial task being extended, if any
+    for (const Stmt &S : Stmts) {
+      switch (S.Kind) {
+      case StmtKind::Loop:
+        K.Tasks.push_back(makeLoopTask(S, Group));
+        Serial = nullptr;
+        break;
+      case StmtKind::Local:
+        if (S.Shareable) {
+          K.RecomputedLocals.push_back(S.Id);
+          break;
+        }
+        [[fallthrough]];
+      case StmtKind::Serial:
+        if (!Serial) {
+          K.Tasks.emplace_back();
+          Serial = &K.Tasks.back();
+          Serial->Kind = TaskKind::Serial;
+          Serial->Group = Group;
+          Serial->Loc = S.Loc;
+        }
+        Serial->StmtIds.push_back(S.Id);
+        break;
+      case StmtKind::LoopConfig:
+        break;
+      case StmtKind::Block:
+        Serial = nullptr;
+        formFrom(S.Body, S.Group);
+        break;
+      }
+    }
+  }
+
+  static Task makeLoopTask(const Stmt &S, unsigned Group) {
+    Task T;
+    T.Kind = S.Form == LoopForm::NdRange ? TaskKind::NdRange : TaskKind::Range;
+    T.Group = Group;
+    T.BlockDim = S.BlockDim;
+    T.IndexVars = S.IndexVars;
+    T.Extents = S.Extents;
+    T.StmtIds.push_back(S.Id);
+    T.Loc = S.Loc;
+    return T;
+  }
+
+  Kernel &K;
+};
+} // namespace
+
+void qdc::formTasks(Module &M, DiagEngine &) {
+  for (Kernel &K : M.Kernels)
+    TaskFormer(K).run();
+}

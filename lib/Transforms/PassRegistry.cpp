@@ -1,0 +1,32 @@
+//===- PassRegistry.cpp - The KIR pass pipeline ---------------------------===//
+//
+// Part of qdc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/Transforms/Passes.h"
+
+using namespace qdc;
+
+static const PassInfo PassTable[] = {
+#define QDC_PASS(NAME, FUNCTION, DESCRIPTION) {NAME, FUNCTION, DESCRIPTION},
+#include "qdc/Transforms/Passes.def"
+};
+
+llvm::ArrayRef<PassInfo> qdc::getPasses() { return PassTable; }
+
+const PassInfo *qdc::findPass(llvm::StringRef Name) {
+  for (const PassInfo &P : PassTable)
+    if (P.Name == Name)
+      return &P;
+  return nullptr;
+}
+
+void qdc::runPipeline(kir::Module &M, DiagEngine &Diags,
+                      llvm::StringRef StopAfter) {
+  for (const PassInfo &P : PassTable) {
+    P.Run(M, Diags);
+    if (P.Name == StopAfter)
+      return;
+  }
+}

@@ -1,0 +1,14 @@
+//===- qdc.cpp - The qdc compiler driver ----------------------------------===//
+//
+// Part of qdc. `qdc [options] <file.qd>`; everything happens in lib/Driver.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/Driver/Driver.h"
+
+#include "llvm/Support/InitLLVM.h"
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM X(argc, argv);
+  return qdc::runDriver(llvm::ArrayRef<const char *>(argv, argc));
+}
