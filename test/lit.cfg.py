@@ -1,0 +1,42 @@
+# lit configuration for the qdc compiler tests.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "qdc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".qd", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.join(config.qdc_src_root, "test")
+config.test_exec_root = os.path.join(config.qdc_obj_root, "test")
+
+# The tools under test come first on PATH, then LLVM's FileCheck, not, ...
+config.environment["PATH"] = os.pathsep.join(
+    [config.qdc_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")]
+)
+# Diagnostics in tests are plain text.
+config.environment.pop("TERM", None)
+
+config.substitutions.append(("%qdc", os.path.join(config.qdc_tools_dir, "qdc")))
+config.substitutions.append(("%clangxx", config.clang_executable + "++"))
+config.substitutions.append(("%python", config.python_executable))
+# The prelude as users include it: `-I %qd_include` then `#include <qd/qd.h>`.
+config.substitutions.append(
+    ("%qd_include", os.path.join(config.qdc_src_root, "include"))
+)
+# The command that checks a .qd file is plain C++ (what clangd and clang-tidy see).
+config.substitutions.append(
+    (
+        "%host-syntax",
+        config.clang_executable
+        + "++ -fsyntax-only -x c++ -std=c++20 -Wall -Wextra -Werror -I "
+        + os.path.join(config.qdc_src_root, "include"),
+    )
+)
+
+# Optional tools become lit features: `REQUIRES: ptxas`.
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")
+if shutil.which("dot"):
+    config.available_features.add("dot")

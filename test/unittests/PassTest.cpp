@@ -1,0 +1,244 @@
+//===- PassTest.cpp - KIR passes on hand-built modules --------------------===//
+//
+// Part of qdc. Each pass without Clang: build a small module, run the pass,
+// look at the module and the diagnostics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KIRBuilders.h"
+
+#include "qdc/KIR/Verifier.h"
+#include "qdc/Transforms/Passes.h"
+
+#include "gtest/gtest.h"
+
+using namespace qdc;
+using namespace qdc::kir;
+using qdc::test::KernelBuilder;
+
+namespace {
+
+struct PassTest : ::testing::Test {
+  CollectingDiagSink Sink;
+  DiagEngine Diags{Sink};
+  Module M;
+
+  std::vector<DiagID> ids() const {
+    std::vector<DiagID> Out;
+    for (const Diagnostic &D : Sink.Diags)
+      Out.push_back(D.ID);
+    return Out;
+  }
+};
+
+/// Three groups: block 1 with one loop, block 2 with two, block 3 with one.
+Kernel threeGroups() {
+  KernelBuilder KB("k");
+  Stmt B1 = KB.block(2);
+  B1.Body.push_back(KB.loop(3, "i", "N"));
+  Stmt B2 = KB.block(5);
+  B2.Body.push_back(KB.loop(6, "j", "N"));
+  B2.Body.push_back(KB.loop(7, "j", "N"));
+  Stmt B3 = KB.block(9);
+  B3.Body.push_back(KB.loop(10, "k", "N"));
+  return KB.take({B1, B2, B3});
+}
+
+TEST_F(PassTest, RegistryMatchesPipelineOrder) {
+  ASSERT_FALSE(getPasses().empty());
+  EXPECT_EQ(getPasses().front().Name, "check-kernel-signature");
+  EXPECT_NE(findPass("assign-groups"), nullptr);
+  EXPECT_EQ(findPass("no-such-pass"), nullptr);
+  // form-tasks must run before the check that reads tasks.
+  auto Index = [](llvm::StringRef Name) {
+    auto Passes = getPasses();
+    for (size_t I = 0; I < Passes.size(); ++I)
+      if (Passes[I].Name == Name)
+        return I;
+    return Passes.size();
+  };
+  EXPECT_LT(Index("assign-groups"), Index("form-tasks"));
+  EXPECT_LT(Index("form-tasks"), Index("check-shared-locals"));
+}
+
+TEST_F(PassTest, AssignGroupsNumbersBlocksInSourceOrder) {
+  M.Kernels.push_back(threeGroups());
+  assignGroups(M, Diags);
+  const Kernel &K = M.Kernels[0];
+  EXPECT_EQ(K.NumGroups, 3u);
+  EXPECT_EQ(K.Body[0].Group, 1u);
+  EXPECT_EQ(K.Body[1].Group, 2u);
+  EXPECT_EQ(K.Body[2].Group, 3u);
+  EXPECT_TRUE(Sink.Diags.empty());
+}
+
+TEST_F(PassTest, FormTasksGivesOneTaskPerLoopInGroupOrder) {
+  M.Kernels.push_back(threeGroups());
+  runPipeline(M, Diags);
+  const Kernel &K = M.Kernels[0];
+  ASSERT_EQ(K.Tasks.size(), 4u);
+  EXPECT_EQ(K.Tasks[0].Group, 1u);
+  EXPECT_EQ(K.Tasks[1].Group, 2u);
+  EXPECT_EQ(K.Tasks[2].Group, 2u);
+  EXPECT_EQ(K.Tasks[3].Group, 3u);
+  EXPECT_EQ(K.Tasks[2].Name, "k_t2");
+  EXPECT_EQ(K.Tasks[2].Loc.Line, 7u);
+  EXPECT_TRUE(Sink.Diags.empty());
+  EXPECT_FALSE(static_cast<bool>(verifyModule(M)));
+}
+
+TEST_F(PassTest, FormTasksMergesConsecutiveSerialStatements) {
+  KernelBuilder KB("k");
+  M.Kernels.push_back(KB.take({KB.serial(2), KB.serial(3), KB.loop(4, "i", "n"),
+                               KB.serial(5)}));
+  formTasks(M, Diags);
+  const Kernel &K = M.Kernels[0];
+  ASSERT_EQ(K.Tasks.size(), 3u);
+  EXPECT_EQ(K.Tasks[0].Kind, TaskKind::Serial);
+  EXPECT_EQ(K.Tasks[0].StmtIds, (llvm::SmallVector<unsigned, 2>{0, 1}));
+  EXPECT_EQ(K.Tasks[1].Kind, TaskKind::Range);
+  EXPECT_EQ(K.Tasks[2].Kind, TaskKind::Serial);
+  EXPECT_EQ(K.Tasks[2].StmtIds, (llvm::SmallVector<unsigned, 2>{3}));
+}
+
+TEST_F(PassTest, ShareableLocalsAreRecomputedNotTasks) {
+  KernelBuilder KB("k");
+  Stmt L = KB.local(2, "m", /*Shareable=*/true);
+  Stmt Loop = KB.loop(3, "i", "m");
+  L.Uses.push_back({Loop.Id, {"t.qd", 3, 26}});
+  M.Kernels.push_back(KB.take({L, Loop}));
+  runPipeline(M, Diags);
+  const Kernel &K = M.Kernels[0];
+  ASSERT_EQ(K.Tasks.size(), 1u);
+  EXPECT_EQ(K.RecomputedLocals, (llvm::SmallVector<unsigned, 2>{0}));
+  EXPECT_TRUE(Sink.Diags.empty());
+}
+
+TEST_F(PassTest, LocalUsedByLaterTaskIsAnError) {
+  KernelBuilder KB("k");
+  Stmt L = KB.local(2, "t", /*Shareable=*/false);
+  Stmt Loop = KB.loop(3, "i", "n");
+  L.Uses.push_back({Loop.Id, {"t.qd", 3, 30}});
+  M.Kernels.push_back(KB.take({L, Loop}));
+  runPipeline(M, Diags);
+  ASSERT_EQ(ids(), (std::vector<DiagID>{DiagID::err_shared_local,
+                                        DiagID::note_shared_local_use}));
+  EXPECT_EQ(Sink.Diags[0].Loc.Line, 2u);
+  EXPECT_EQ(Sink.Diags[1].Loc.Column, 30u);
+}
+
+TEST_F(PassTest, LocalUsedInItsOwnSerialTaskIsFine) {
+  KernelBuilder KB("k");
+  Stmt L = KB.local(2, "t", /*Shareable=*/false);
+  Stmt Use = KB.serial(3);
+  L.Uses.push_back({Use.Id, {"t.qd", 3, 10}});
+  M.Kernels.push_back(KB.take({L, Use}));
+  runPipeline(M, Diags);
+  EXPECT_TRUE(Sink.Diags.empty());
+  ASSERT_EQ(M.Kernels[0].Tasks.size(), 1u);
+}
+
+TEST_F(PassTest, ExclusivityNamesFirstOffendingStatement) {
+  KernelBuilder KB("k");
+  Stmt B = KB.block(3);
+  B.Body.push_back(KB.loop(4, "i", "n"));
+  M.Kernels.push_back(KB.take({B, KB.serial(6), KB.loop(7, "i", "n")}));
+  checkExclusivity(M, Diags);
+  ASSERT_EQ(ids(), (std::vector<DiagID>{DiagID::err_sp_exclusive,
+                                        DiagID::note_sp_first_block}));
+  EXPECT_EQ(Sink.Diags[0].Loc.Line, 6u);
+  EXPECT_EQ(Sink.Diags[1].Loc.Line, 3u);
+}
+
+TEST_F(PassTest, NestingReportsInnerBlockAndEnclosingOne) {
+  KernelBuilder KB("k");
+  Stmt Outer = KB.block(2);
+  Stmt Inner = KB.block(3);
+  Inner.Body.push_back(KB.loop(4, "i", "n"));
+  Outer.Body.push_back(Inner);
+  M.Kernels.push_back(KB.take({Outer}));
+  checkNesting(M, Diags);
+  ASSERT_EQ(ids(), (std::vector<DiagID>{DiagID::err_sp_nested,
+                                        DiagID::note_sp_enclosing_block}));
+  EXPECT_EQ(Sink.Diags[0].Loc.Line, 3u);
+  EXPECT_EQ(Sink.Diags[1].Loc.Line, 2u);
+}
+
+TEST_F(PassTest, EmptyBlockIsAWarningAndStillAGroup) {
+  KernelBuilder KB("k");
+  Stmt B1 = KB.block(2);
+  Stmt B2 = KB.block(3);
+  B2.Body.push_back(KB.loop(4, "i", "n"));
+  M.Kernels.push_back(KB.take({B1, B2}));
+  runPipeline(M, Diags);
+  ASSERT_EQ(ids(), (std::vector<DiagID>{DiagID::warn_sp_empty}));
+  EXPECT_FALSE(Diags.hasErrors());
+  EXPECT_EQ(M.Kernels[0].NumGroups, 2u);
+  ASSERT_EQ(M.Kernels[0].Tasks.size(), 1u);
+  EXPECT_EQ(M.Kernels[0].Tasks[0].Group, 2u);
+}
+
+TEST_F(PassTest, LoopConfigSetsNextLoopOrIsAnError) {
+  KernelBuilder KB("k");
+  M.Kernels.push_back(KB.take({KB.config(2, 128), KB.loop(3, "i", "n"),
+                               KB.config(4, 64), KB.serial(5)}));
+  attachLoopConfig(M, Diags);
+  EXPECT_EQ(M.Kernels[0].Body[1].BlockDim, 128u);
+  ASSERT_EQ(ids(),
+            (std::vector<DiagID>{DiagID::err_loop_config_not_before_loop}));
+  EXPECT_EQ(Sink.Diags[0].Loc.Line, 4u);
+}
+
+TEST_F(PassTest, KernelSignatureChecks) {
+  KernelBuilder KB("k");
+  Kernel K = KB.take({});
+  K.ReturnsVoid = false;
+  K.ReturnType = "int";
+  Param P;
+  P.Name = "p";
+  P.Kind = ParamKind::Unsupported;
+  P.Spelling = "float *";
+  P.Loc = {"t.qd", 1, 24};
+  K.Params.push_back(P);
+  M.Kernels.push_back(K);
+  checkKernelSignature(M, Diags);
+  ASSERT_EQ(ids(), (std::vector<DiagID>{DiagID::err_kernel_return_type,
+                                        DiagID::err_kernel_param_type}));
+  EXPECT_EQ(Sink.Diags[1].getMessage().find("parameter 'p' of kernel 'k' has "
+                                            "unsupported type 'float *'"),
+            0u);
+}
+
+TEST_F(PassTest, BlocksOutsideKernelsAndBelowTopLevel) {
+  Function F;
+  F.Name = "helper";
+  F.StreamParallelBlocks.push_back({"t.qd", 4, 3});
+  M.Functions.push_back(F);
+  F.Name = "host";
+  F.IsDevice = false;
+  M.Functions.push_back(F);
+  KernelBuilder KB("k");
+  Kernel K = KB.take({});
+  StrayBlock Stray;
+  Stray.Loc = {"t.qd", 9, 5};
+  Stray.Context = "a loop";
+  K.StrayBlocks.push_back(Stray);
+  M.Kernels.push_back(K);
+  checkFuncBlocks(M, Diags);
+  checkBlockPlacement(M, Diags);
+  ASSERT_EQ(ids(), (std::vector<DiagID>{DiagID::err_sp_in_func,
+                                        DiagID::err_sp_outside_kernel,
+                                        DiagID::err_sp_not_top_level}));
+  EXPECT_EQ(Sink.Diags[2].getMessage(),
+            "QD_STREAM_PARALLEL block must be a top-level statement of kernel "
+            "'k', not inside a loop");
+}
+
+TEST_F(PassTest, StopAfterStopsThePipeline) {
+  M.Kernels.push_back(threeGroups());
+  runPipeline(M, Diags, "assign-groups");
+  EXPECT_EQ(M.Kernels[0].NumGroups, 3u);
+  EXPECT_TRUE(M.Kernels[0].Tasks.empty());
+}
+
+} // namespace
