@@ -40,3 +40,5 @@ if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.available_features.add("ptxas")
 if shutil.which("dot"):
     config.available_features.add("dot")
+if hasattr(os, "getuid") and os.getuid() == 0:
+    config.available_features.add("root")

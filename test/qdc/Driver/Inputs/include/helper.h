@@ -1,0 +1,4 @@
+#pragma once
+#ifndef SIZE
+#define SIZE 16
+#endif
