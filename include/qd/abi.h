@@ -1,0 +1,124 @@
+/*===- qd/abi.h - The C ABI between generated code and libqdrt -----------===*
+ *
+ * Part of qdc. What a qdc-generated object calls: it describes its module
+ * once (images, tasks, kernels, fields), then launches kernels and reaches
+ * fields through the functions below. Every function returns a status; on
+ * failure qdrt_last_error() says what went wrong, naming the operation.
+ *
+ * The ABI is versioned: a module built for another QDRT_ABI_VERSION is
+ * refused with a clear error instead of misreading its tables.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef QD_ABI_H
+#define QD_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define QDRT_ABI_VERSION 1u
+
+typedef enum qdrt_status {
+  QDRT_SUCCESS = 0,
+  QDRT_ERROR = 1
+} qdrt_status;
+
+/** The kind of a device image embedded in a module. */
+typedef enum qdrt_image_kind {
+  QDRT_IMAGE_PTX = 1,   /**< NUL-terminated PTX text; the driver JITs it */
+  QDRT_IMAGE_CUBIN = 2, /**< SASS for exactly one sm_XX */
+  QDRT_IMAGE_HSACO = 3  /**< an AMDGPU code object for one gfx arch */
+} qdrt_image_kind;
+
+typedef struct qdrt_image {
+  uint32_t kind;    /**< a qdrt_image_kind */
+  const char *arch; /**< "sm_80", "gfx90a", ... */
+  const void *data;
+  uint64_t size; /**< bytes, including PTX's terminating NUL */
+} qdrt_image;
+
+/**
+ * The CPU form of a task: runs iterations [begin, end) of its linear index
+ * space with the kernel's argument block.
+ */
+typedef void (*qdrt_cpu_task_fn)(const void *args, uint64_t begin,
+                                 uint64_t end);
+
+typedef struct qdrt_task_desc {
+  const char *name;  /**< entry point in the device images */
+  uint32_t group;    /**< 0: on the launch stream; 1..G: a stream-parallel group */
+  uint32_t block_dim; /**< threads per block; 0: the runtime's default */
+  qdrt_cpu_task_fn cpu_fn; /**< may be null when no CPU code was built */
+} qdrt_task_desc;
+
+typedef struct qdrt_kernel_desc {
+  const char *name;
+  uint32_t first_task; /**< index into the module's task table */
+  uint32_t num_tasks;  /**< tasks in launch order, groups non-decreasing */
+  uint32_t num_groups;
+  uint32_t arg_size; /**< bytes of the argument block */
+} qdrt_kernel_desc;
+
+typedef struct qdrt_field_desc {
+  const char *name;  /**< the device global's symbol */
+  uint64_t bytes;    /**< size of the whole field */
+  void *host_data;   /**< the CPU backend's storage */
+} qdrt_field_desc;
+
+typedef struct qdrt_module_desc {
+  uint32_t abi_version; /**< QDRT_ABI_VERSION of the generating qdc */
+  const char *name;
+  const qdrt_image *images;
+  uint32_t num_images;
+  const qdrt_task_desc *tasks;
+  uint32_t num_tasks;
+  const qdrt_kernel_desc *kernels;
+  uint32_t num_kernels;
+  const qdrt_field_desc *fields;
+  uint32_t num_fields;
+  uint32_t max_groups; /**< the largest num_groups of any kernel */
+} qdrt_module_desc;
+
+typedef struct qdrt_module qdrt_module;
+
+/**
+ * Registers a module; cheap, nothing is loaded until the first launch. The
+ * descriptor must outlive the process's use of the module (generated code
+ * keeps it in static storage).
+ */
+qdrt_status qdrt_register_module(const qdrt_module_desc *desc,
+                                 qdrt_module **out);
+
+/**
+ * Launches kernel `kernel` of `module` on `stream` (0: the default
+ * stream). `args` (the kernel's arg_size bytes) is copied before the call
+ * returns. `iterations[i]` is the size of the linear index space of the
+ * kernel's i-th task.
+ *
+ * On GPUs each task's entry point takes the argument block by value (when
+ * arg_size is not 0) followed by a uint64_t iteration count, and covers
+ * [0, count) with a grid-stride loop; the runtime picks the grid size.
+ */
+qdrt_status qdrt_launch(qdrt_module *module, uint32_t kernel,
+                        const void *args, const uint64_t *iterations,
+                        void *stream);
+
+/** The address of a field on the current device (host address on CPU). */
+qdrt_status qdrt_field_address(qdrt_module *module, uint32_t field,
+                               void **address);
+
+/** The message of the calling thread's last failure. */
+const char *qdrt_last_error(void);
+
+/** QDRT_ABI_VERSION of the linked runtime. */
+uint32_t qdrt_abi_version(void);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* QD_ABI_H */

@@ -1,0 +1,259 @@
+//===- Api.cpp - The public C++ API of libqdrt -------------------------------===//
+//
+// Part of qdc. qd::Stream, qd::Event, memory and the init/reset/sync calls,
+// over the current Runtime's device. Objects remember the runtime
+// generation that made them: after qd::reset() their handles belong to a
+// device that is gone, so they are forgotten, never passed to the driver.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runtime.h"
+
+#include <chrono>
+
+using namespace qd;
+using namespace qd::rt;
+
+const char *qd::arch_name(Arch A) {
+  switch (A) {
+  case Arch::best:
+    return "best";
+  case Arch::cuda:
+    return "cuda";
+  case Arch::amdgpu:
+    return "amdgpu";
+  case Arch::cpu:
+    return "cpu";
+  }
+  return "unknown";
+}
+
+void qd::init(Arch A, InitOptions Options) { start(A, Options); }
+Arch qd::current_arch() { return current().device().arch(); }
+void qd::reset() { shutdown(); }
+void qd::sync() { current().device().synchronizeStream(nullptr); }
+
+/// The device, when Generation is the running runtime's; null otherwise.
+static Device *deviceOf(uint64_t Generation) {
+  Runtime *R = currentIfRunning();
+  return R && R->generation() == Generation ? &R->device() : nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Streams
+//===----------------------------------------------------------------------===//
+
+Stream qd::create_stream() {
+  Runtime &R = current();
+  Stream S(R.device().createStream(), /*owned=*/true, R.generation());
+  S.live_ = true;
+  return S;
+}
+
+Stream Stream::wrap(void *Native) {
+  Stream S(Native, /*owned=*/false, current().generation());
+  S.live_ = true;
+  return S;
+}
+
+Stream::~Stream() {
+  try {
+    destroy();
+  } catch (const qd::Error &) {
+    // A destructor cannot report; destroy() explicitly to see the error.
+  }
+}
+
+Stream::Stream(Stream &&O) noexcept
+    : handle_(O.handle_), owned_(O.owned_), live_(O.live_),
+      generation_(O.generation_) {
+  O.handle_ = nullptr;
+  O.live_ = false;
+}
+
+Stream &Stream::operator=(Stream &&O) noexcept {
+  if (this != &O) {
+    this->~Stream();
+    new (this) Stream(std::move(O));
+  }
+  return *this;
+}
+
+void Stream::synchronize() const {
+  if (!live_)
+    return current().device().synchronizeStream(nullptr);
+  Device *D = deviceOf(generation_);
+  if (!D)
+    throw Error("qd::Stream::synchronize: the stream belongs to a runtime "
+                "that was reset");
+  D->synchronizeStream(handle_);
+}
+
+void Stream::destroy() {
+  if (!live_)
+    return;
+  Device *D = deviceOf(generation_);
+  void *H = handle_;
+  bool Owned = owned_;
+  live_ = false;
+  handle_ = nullptr;
+  if (!D || !Owned)
+    return;
+  try {
+    D->synchronizeStream(H);
+  } catch (...) {
+    // Still give the stream back; report the first failure.
+    try {
+      D->destroyStream(H);
+    } catch (const qd::Error &) {
+    }
+    throw;
+  }
+  D->destroyStream(H);
+}
+
+//===----------------------------------------------------------------------===//
+// Events
+//===----------------------------------------------------------------------===//
+
+Event qd::create_event(EventOptions Options) {
+  Runtime &R = current();
+  Event E;
+  E.handle_ = R.device().createEvent(Options.timing);
+  E.live_ = true;
+  E.timing_ = Options.timing;
+  E.generation_ = R.generation();
+  return E;
+}
+
+Event::~Event() {
+  try {
+    destroy();
+  } catch (const qd::Error &) {
+  }
+}
+
+Event::Event(Event &&O) noexcept
+    : handle_(O.handle_), live_(O.live_), timing_(O.timing_),
+      generation_(O.generation_), host_ms_(O.host_ms_) {
+  O.handle_ = nullptr;
+  O.live_ = false;
+}
+
+Event &Event::operator=(Event &&O) noexcept {
+  if (this != &O) {
+    this->~Event();
+    new (this) Event(std::move(O));
+  }
+  return *this;
+}
+
+static Device &eventDevice(bool Live, uint64_t Generation, const char *Op) {
+  if (!Live)
+    throw Error(std::string("qd::Event::") + Op +
+                ": the event was destroyed or never created");
+  Device *D = deviceOf(Generation);
+  if (!D)
+    throw Error(std::string("qd::Event::") + Op +
+                ": the event belongs to a runtime that was reset");
+  return *D;
+}
+
+static double hostNowMs() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void Event::record(const Stream &S) {
+  Device &D = eventDevice(live_, generation_, "record");
+  D.recordEvent(handle_, S.handle());
+  if (!D.hasStreams())
+    host_ms_ = hostNowMs(); // CPU work is done when it returns
+}
+
+void Event::record() { record(Stream()); }
+
+void Event::wait(const Stream &S) const {
+  eventDevice(live_, generation_, "wait").streamWaitEvent(S.handle(), handle_);
+}
+
+void Event::wait() const { wait(Stream()); }
+
+void Event::synchronize() const {
+  eventDevice(live_, generation_, "synchronize").synchronizeEvent(handle_);
+}
+
+bool Event::query() const {
+  return eventDevice(live_, generation_, "query").queryEvent(handle_);
+}
+
+void Event::destroy() {
+  if (!live_)
+    return;
+  Device *D = deviceOf(generation_);
+  void *H = handle_;
+  live_ = false;
+  handle_ = nullptr;
+  if (D)
+    D->destroyEvent(H);
+}
+
+float qd::elapsed_ms(const Event &Start, const Event &End) {
+  if (!Start.timing_ || !End.timing_)
+    throw Error("qd::elapsed_ms: both events need "
+                "qd::create_event({.timing = true})");
+  Device &D = eventDevice(Start.live_, Start.generation_, "elapsed_ms");
+  eventDevice(End.live_, End.generation_, "elapsed_ms");
+  if (!D.hasStreams()) {
+    if (Start.host_ms_ < 0 || End.host_ms_ < 0)
+      throw Error("qd::elapsed_ms: an event was never recorded");
+    return static_cast<float>(End.host_ms_ - Start.host_ms_);
+  }
+  return D.elapsedMs(Start.handle_, End.handle_);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+void *qd::detail::allocate(size_t Bytes) {
+  return current().device().allocate(Bytes);
+}
+
+void qd::detail::deallocate(void *P, uint64_t Generation) noexcept {
+  if (!P)
+    return;
+  if (Device *D = deviceOf(Generation))
+    try {
+      D->deallocate(P);
+    } catch (const qd::Error &) {
+    }
+}
+
+uint64_t qd::detail::generation() { return current().generation(); }
+
+void qd::detail::copy_to_device(void *Dst, const void *Src, size_t Bytes,
+                                void *Stream, bool Wait) {
+  if (!Bytes)
+    return;
+  Device &D = current().device();
+  D.copyToDevice(Dst, Src, Bytes, Stream);
+  if (Wait)
+    D.synchronizeStream(Stream);
+}
+
+void qd::detail::copy_to_host(void *Dst, const void *Src, size_t Bytes,
+                              void *Stream, bool Wait) {
+  if (!Bytes)
+    return;
+  Device &D = current().device();
+  D.copyToHost(Dst, Src, Bytes, Stream);
+  if (Wait)
+    D.synchronizeStream(Stream);
+}
+
+void qd::detail::check(int Status) {
+  if (Status != QDRT_SUCCESS)
+    throw Error(qdrt_last_error());
+}

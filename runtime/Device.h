@@ -1,0 +1,74 @@
+//===- Device.h - The device layer of libqdrt -------------------*- C++ -*-===//
+//
+// Part of qdc. The small interface every backend implements: streams,
+// events, modules, launches, memory. Fork/join, the stream pool and the
+// public API are written once above it. Handles are opaque; on the CPU
+// backend every stream and event handle is null and their calls do nothing.
+// Every failure throws qd::Error naming the call.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDRT_DEVICE_H
+#define QDRT_DEVICE_H
+
+#include "qd/abi.h"
+#include "qd/runtime.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace qd::rt {
+
+using Handle = void *;
+
+class Device {
+public:
+  virtual ~Device();
+
+  virtual Arch arch() const = 0;
+  /// E.g. "NVIDIA H100 80GB HBM3 (sm_90)".
+  virtual std::string describe() const = 0;
+  /// False on the CPU backend, where work runs when it is launched.
+  virtual bool hasStreams() const { return true; }
+
+  virtual Handle createStream() = 0;
+  virtual void destroyStream(Handle Stream) = 0;
+  virtual void synchronizeStream(Handle Stream) = 0;
+
+  virtual Handle createEvent(bool Timing) = 0;
+  virtual void destroyEvent(Handle Event) = 0;
+  virtual void recordEvent(Handle Event, Handle Stream) = 0;
+  virtual void streamWaitEvent(Handle Stream, Handle Event) = 0;
+  virtual void synchronizeEvent(Handle Event) = 0;
+  virtual bool queryEvent(Handle Event) = 0;
+  virtual float elapsedMs(Handle Start, Handle End) = 0;
+
+  /// Loads the module's image for this device.
+  virtual Handle loadModule(const qdrt_module_desc &Module) = 0;
+  virtual void unloadModule(Handle Module) = 0;
+  virtual Handle getFunction(Handle Module, const qdrt_task_desc &Task) = 0;
+  virtual void *getGlobal(Handle Module, const qdrt_field_desc &Field) = 0;
+  /// Enqueues one task over [0, Iterations) on Stream.
+  virtual void launch(Handle Function, const qdrt_task_desc &Task,
+                      uint64_t Iterations, const void *Args, size_t ArgSize,
+                      Handle Stream) = 0;
+
+  virtual void *allocate(size_t Bytes) = 0;
+  virtual void deallocate(void *Pointer) = 0;
+  virtual void copyToDevice(void *Dst, const void *Src, size_t Bytes,
+                            Handle Stream) = 0;
+  virtual void copyToHost(void *Dst, const void *Src, size_t Bytes,
+                          Handle Stream) = 0;
+};
+
+/// The backends. Each throws qd::Error saying exactly what is missing
+/// (the driver library, a device) when it cannot start.
+std::unique_ptr<Device> createCudaDevice(int Ordinal);
+std::unique_ptr<Device> createHipDevice(int Ordinal);
+std::unique_ptr<Device> createCpuDevice();
+
+} // namespace qd::rt
+
+#endif // QDRT_DEVICE_H

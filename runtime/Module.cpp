@@ -1,0 +1,119 @@
+//===- Module.cpp - The C ABI for generated code ----------------------------===//
+//
+// Part of qdc. Every entry point catches qd::Error, keeps its message for
+// qdrt_last_error() on the calling thread, and returns QDRT_ERROR: nothing
+// unwinds through generated code, nothing aborts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Module.h"
+
+#include <deque>
+#include <mutex>
+#include <string>
+
+using namespace qd::rt;
+
+namespace {
+thread_local std::string LastError;
+
+template <typename Fn> qdrt_status guarded(Fn &&F) {
+  try {
+    F();
+    return QDRT_SUCCESS;
+  } catch (const qd::Error &E) {
+    LastError = E.what();
+  } catch (const std::bad_alloc &) {
+    LastError = "out of host memory";
+  }
+  return QDRT_ERROR;
+}
+
+/// Registered modules live as long as the process; registering the same
+/// descriptor twice gives the same module.
+std::mutex RegistryMutex;
+std::deque<qdrt_module> Registry;
+
+std::string moduleName(const qdrt_module_desc &D) {
+  return std::string("module '") + (D.name ? D.name : "?") + "'";
+}
+} // namespace
+
+void qd::rt::validateModule(const qdrt_module_desc &D) {
+  if (D.abi_version != QDRT_ABI_VERSION)
+    throw qd::Error(moduleName(D) + " was built for runtime ABI version " +
+                    std::to_string(D.abi_version) + ", but libqdrt has ABI " +
+                    std::to_string(QDRT_ABI_VERSION) +
+                    "; rebuild it with the qdc that matches this libqdrt");
+  auto Fail = [&](const std::string &Why) {
+    throw qd::Error(moduleName(D) + " is malformed: " + Why);
+  };
+  if ((D.num_tasks && !D.tasks) || (D.num_kernels && !D.kernels) ||
+      (D.num_fields && !D.fields) || (D.num_images && !D.images))
+    Fail("a table is missing");
+  for (uint32_t K = 0; K < D.num_kernels; ++K) {
+    const qdrt_kernel_desc &KD = D.kernels[K];
+    std::string Name = std::string("kernel '") + (KD.name ? KD.name : "?") + "'";
+    if (uint64_t(KD.first_task) + KD.num_tasks > D.num_tasks)
+      Fail(Name + " names tasks beyond the task table");
+    if (KD.num_groups > D.max_groups)
+      Fail(Name + " has more groups than the module's max_groups");
+    uint32_t Last = 0;
+    for (uint32_t I = 0; I < KD.num_tasks; ++I) {
+      uint32_t G = D.tasks[KD.first_task + I].group;
+      if (G > KD.num_groups || G < Last || (KD.num_groups && G == 0))
+        Fail(Name + " has tasks out of group order");
+      Last = G;
+    }
+  }
+}
+
+extern "C" {
+
+qdrt_status qdrt_register_module(const qdrt_module_desc *Desc,
+                                 qdrt_module **Out) {
+  return guarded([&] {
+    if (!Desc || !Out)
+      throw qd::Error("qdrt_register_module: null argument");
+    validateModule(*Desc);
+    std::lock_guard<std::mutex> Lock(RegistryMutex);
+    for (qdrt_module &M : Registry)
+      if (M.Desc == Desc) {
+        *Out = &M;
+        return;
+      }
+    Registry.push_back(qdrt_module{Desc});
+    *Out = &Registry.back();
+  });
+}
+
+qdrt_status qdrt_launch(qdrt_module *M, uint32_t Kernel, const void *Args,
+                        const uint64_t *Iterations, void *Stream) {
+  return guarded([&] {
+    if (!M || !M->Desc || Kernel >= M->Desc->num_kernels)
+      throw qd::Error("qdrt_launch: no such kernel");
+    const qdrt_kernel_desc &K = M->Desc->kernels[Kernel];
+    if ((K.arg_size && !Args) || (K.num_tasks && !Iterations))
+      throw qd::Error(std::string("qdrt_launch: kernel '") + K.name +
+                      "': missing arguments");
+    Runtime &RT = current();
+    LoadedModule &LM = RT.load(*M);
+    launchKernel(RT, *M->Desc, LM, Kernel, Args, Iterations, Stream);
+  });
+}
+
+qdrt_status qdrt_field_address(qdrt_module *M, uint32_t Field,
+                               void **Address) {
+  return guarded([&] {
+    if (!M || !M->Desc || Field >= M->Desc->num_fields || !Address)
+      throw qd::Error("qdrt_field_address: no such field");
+    Runtime &RT = current();
+    *Address = RT.load(*M).Fields[Field];
+  });
+}
+
+const char *qdrt_last_error(void) { return LastError.c_str(); }
+
+uint32_t qdrt_abi_version(void) { return QDRT_ABI_VERSION; }
+
+} // extern "C"

@@ -1,0 +1,155 @@
+//===- Runtime.cpp - The running runtime: one device and its pool ---------===//
+//
+// Part of qdc. Backend selection: qd::init(Arch::best) tries CUDA, then HIP,
+// then the CPU; the QD_ARCH environment variable replaces that choice. An
+// explicit arch that cannot start is an error saying why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runtime.h"
+#include "Module.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+using namespace qd::rt;
+
+Device::~Device() = default;
+
+Runtime::Runtime(std::unique_ptr<Device> Dev, int Ordinal, uint64_t Generation)
+    : D(std::move(Dev)), Pool(*D), Ordinal(Ordinal), Generation(Generation) {}
+
+Runtime::~Runtime() {
+  try {
+    D->synchronizeStream(nullptr);
+  } catch (const qd::Error &) {
+  }
+  for (auto &[M, LM] : Modules)
+    try {
+      D->unloadModule(LM->Native);
+    } catch (const qd::Error &) {
+    }
+}
+
+LoadedModule &Runtime::load(qdrt_module &M) {
+  std::lock_guard<std::mutex> Lock(ModulesMutex);
+  std::unique_ptr<LoadedModule> &Slot = Modules[&M];
+  if (Slot)
+    return *Slot;
+  const qdrt_module_desc &Desc = *M.Desc;
+  auto LM = std::make_unique<LoadedModule>();
+  LM->Native = D->loadModule(Desc);
+  try {
+    for (uint32_t T = 0; T < Desc.num_tasks; ++T)
+      LM->Functions.push_back(D->getFunction(LM->Native, Desc.tasks[T]));
+    for (uint32_t F = 0; F < Desc.num_fields; ++F)
+      LM->Fields.push_back(D->getGlobal(LM->Native, Desc.fields[F]));
+    Pool.reserve(Desc.max_groups);
+  } catch (...) {
+    try {
+      D->unloadModule(LM->Native);
+    } catch (const qd::Error &) {
+    }
+    Modules.erase(&M);
+    throw;
+  }
+  Slot = std::move(LM);
+  return *Slot;
+}
+
+namespace {
+std::mutex StartMutex;
+std::unique_ptr<Runtime> Owner;
+std::atomic<Runtime *> Current{nullptr};
+uint64_t LastGeneration = 0;
+
+qd::Arch archFromEnvironment() {
+  const char *Env = std::getenv("QD_ARCH");
+  if (!Env || !*Env)
+    return qd::Arch::best;
+  if (!std::strcmp(Env, "cuda"))
+    return qd::Arch::cuda;
+  if (!std::strcmp(Env, "amdgpu"))
+    return qd::Arch::amdgpu;
+  if (!std::strcmp(Env, "cpu"))
+    return qd::Arch::cpu;
+  throw qd::Error(std::string("qd::init: QD_ARCH='") + Env +
+                  "' is not one of cuda, amdgpu, cpu");
+}
+
+std::unique_ptr<Device> createDevice(qd::Arch A, int Ordinal) {
+  switch (A) {
+  case qd::Arch::cuda:
+    return createCudaDevice(Ordinal);
+  case qd::Arch::amdgpu:
+    return createHipDevice(Ordinal);
+  case qd::Arch::cpu:
+    return createCpuDevice();
+  case qd::Arch::best:
+    break;
+  }
+  for (auto Try : {qd::Arch::cuda, qd::Arch::amdgpu})
+    try {
+      return createDevice(Try, Ordinal);
+    } catch (const qd::Error &) {
+      // Not available here; try the next backend.
+    }
+  return createCpuDevice();
+}
+
+void install(std::unique_ptr<Device> D, int Ordinal) {
+  Owner = std::make_unique<Runtime>(std::move(D), Ordinal, ++LastGeneration);
+  Current.store(Owner.get(), std::memory_order_release);
+}
+} // namespace
+
+Runtime *qd::rt::currentIfRunning() {
+  return Current.load(std::memory_order_acquire);
+}
+
+uint64_t qd::rt::currentGeneration() {
+  Runtime *R = currentIfRunning();
+  return R ? R->generation() : 0;
+}
+
+Runtime &qd::rt::current() {
+  if (Runtime *R = currentIfRunning())
+    return *R;
+  start(qd::Arch::best, {});
+  return *currentIfRunning();
+}
+
+void qd::rt::start(qd::Arch A, InitOptions Options) {
+  std::lock_guard<std::mutex> Lock(StartMutex);
+  qd::Arch Wanted = A == qd::Arch::best ? archFromEnvironment() : A;
+  if (Owner) {
+    bool Same = (Wanted == qd::Arch::best ||
+                 Wanted == Owner->device().arch()) &&
+                Options.device == Owner->ordinal();
+    if (Same)
+      return;
+    throw qd::Error(std::string("qd::init: the runtime already runs on ") +
+                    qd::arch_name(Owner->device().arch()) + " device " +
+                    std::to_string(Owner->ordinal()) +
+                    "; call qd::reset() first");
+  }
+  if (Options.device < 0)
+    throw qd::Error("qd::init: device ordinal " +
+                    std::to_string(Options.device) + " is negative");
+  install(createDevice(Wanted, Options.device), Options.device);
+}
+
+void qd::rt::startWithDevice(std::unique_ptr<Device> D) {
+  std::lock_guard<std::mutex> Lock(StartMutex);
+  if (Owner)
+    throw qd::Error("qd::init: the runtime is already running; call "
+                    "qd::reset() first");
+  install(std::move(D), 0);
+}
+
+void qd::rt::shutdown() {
+  std::lock_guard<std::mutex> Lock(StartMutex);
+  Current.store(nullptr, std::memory_order_release);
+  Owner.reset();
+}

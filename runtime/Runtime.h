@@ -1,0 +1,72 @@
+//===- Runtime.h - The running runtime: one device and its pool -*- C++ -*-===//
+//
+// Part of qdc. qd::init starts a Runtime on one device; qd::reset ends it.
+// Every Runtime has a generation number, so handles and buffers made by an
+// earlier one are recognised (and only forgotten) after a reset.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDRT_RUNTIME_H
+#define QDRT_RUNTIME_H
+
+#include "Device.h"
+#include "StreamPool.h"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+struct qdrt_module;
+
+namespace qd::rt {
+
+/// A module loaded on a runtime's device.
+struct LoadedModule {
+  Handle Native = nullptr;
+  std::vector<Handle> Functions; ///< one per task
+  std::vector<void *> Fields;    ///< one per field
+};
+
+class Runtime {
+public:
+  Runtime(std::unique_ptr<Device> D, int Ordinal, uint64_t Generation);
+  /// Waits for the device, unloads modules, destroys the pool.
+  ~Runtime();
+
+  Device &device() { return *D; }
+  StreamPool &pool() { return Pool; }
+  uint64_t generation() const { return Generation; }
+  int ordinal() const { return Ordinal; }
+
+  /// Loads the module on first use and reserves its largest group count
+  /// in the pool.
+  LoadedModule &load(qdrt_module &M);
+
+private:
+  std::unique_ptr<Device> D;
+  StreamPool Pool;
+  int Ordinal;
+  uint64_t Generation;
+  std::mutex ModulesMutex;
+  std::unordered_map<const qdrt_module *, std::unique_ptr<LoadedModule>>
+      Modules;
+};
+
+/// The current runtime; starts the default one when there is none.
+Runtime &current();
+/// The current runtime, or null when none runs.
+Runtime *currentIfRunning();
+/// Generation of the current runtime, 0 when none runs.
+uint64_t currentGeneration();
+
+/// Starts a runtime on Arch (see qd::init).
+void start(Arch A, InitOptions Options);
+/// Starts a runtime on a given device (tests use the mock device).
+void startWithDevice(std::unique_ptr<Device> D);
+/// Ends the current runtime, if any.
+void shutdown();
+
+} // namespace qd::rt
+
+#endif // QDRT_RUNTIME_H

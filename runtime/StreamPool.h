@@ -1,0 +1,73 @@
+//===- StreamPool.h - Worker streams and events for fork/join ---*- C++ -*-===//
+//
+// Part of qdc. A stream-parallel launch borrows G worker streams and G+1
+// events (one fork, one join per group) for the time it takes to enqueue
+// the launch, then returns them. Nothing is created per launch once the pool
+// holds enough: modules reserve their largest group count when they load.
+// A lease is exclusive, so launches from several host threads never record
+// the same event concurrently. Idle streams are handed out oldest first,
+// spreading consecutive launches over different streams.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDRT_STREAMPOOL_H
+#define QDRT_STREAMPOOL_H
+
+#include "Device.h"
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+namespace qd::rt {
+
+struct PoolStats {
+  uint64_t StreamsCreated = 0;
+  uint64_t EventsCreated = 0;
+  uint64_t StreamsReused = 0; ///< streams handed out that already existed
+  uint64_t EventsReused = 0;
+  uint64_t Leases = 0;
+};
+
+struct Lease {
+  std::vector<Handle> Streams; ///< Streams[g - 1] runs group g
+  Handle Fork = nullptr;
+  std::vector<Handle> Joins; ///< Joins[g - 1] is recorded after group g
+};
+
+class StreamPool {
+public:
+  /// MaxStreams bounds the worker streams the pool ever creates; a lease
+  /// that would exceed it waits for another lease to come back.
+  StreamPool(Device &D, unsigned MaxStreams = 256);
+  /// Destroys every stream and event (after their work, as the driver
+  /// does for a destroyed stream).
+  ~StreamPool();
+  StreamPool(const StreamPool &) = delete;
+  StreamPool &operator=(const StreamPool &) = delete;
+
+  /// Makes sure Groups streams and Groups + 1 events are idle.
+  void reserve(unsigned Groups);
+  Lease acquire(unsigned Groups);
+  void release(Lease &&L);
+
+  PoolStats stats() const;
+  unsigned maxStreams() const { return MaxStreams; }
+
+private:
+  Handle takeStream();
+  Handle takeEvent();
+
+  Device &D;
+  const unsigned MaxStreams;
+  mutable std::mutex Mutex;
+  std::condition_variable Released;
+  std::deque<Handle> IdleStreams, IdleEvents;
+  std::vector<Handle> AllStreams, AllEvents;
+  PoolStats Stats;
+};
+
+} // namespace qd::rt
+
+#endif // QDRT_STREAMPOOL_H

@@ -1,0 +1,190 @@
+//===- CpuDevice.cpp - The CPU backend ----------------------------------------===//
+//
+// Part of qdc. Tasks run on the host when they are launched, split across a
+// pool of std::threads; launch returns when the task is done. Streams and
+// events have handle 0 and their calls do nothing, so code written for GPUs
+// runs unchanged; stream-parallel groups run one after another in source
+// order. Fields live in the module's own host storage.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../Device.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+using namespace qd::rt;
+
+namespace {
+
+/// A fixed set of worker threads running one parallel-for at a time.
+class ThreadPool {
+public:
+  explicit ThreadPool(unsigned Threads) {
+    for (unsigned I = 1; I < Threads; ++I)
+      Workers.emplace_back([this] { work(); });
+  }
+  ~ThreadPool() {
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Stopping = true;
+    }
+    Wake.notify_all();
+    for (std::thread &T : Workers)
+      T.join();
+  }
+
+  unsigned size() const { return static_cast<unsigned>(Workers.size()) + 1; }
+
+  /// Runs Fn(begin, end) over [0, N) in chunks on every thread, the caller's
+  /// included; returns when all chunks are done.
+  void parallelFor(uint64_t N, const std::function<void(uint64_t, uint64_t)> &Fn) {
+    std::lock_guard<std::mutex> Serial(LaunchMutex);
+    uint64_t Chunks = std::min<uint64_t>(N, uint64_t(size()) * 4);
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Job = &Fn;
+      Total = N;
+      NumChunks = Chunks;
+      NextChunk = 0;
+      Pending = Chunks;
+      ++Round;
+    }
+    Wake.notify_all();
+    runChunks();
+    std::unique_lock<std::mutex> Lock(Mutex);
+    Done.wait(Lock, [&] { return Pending == 0; });
+    Job = nullptr;
+  }
+
+private:
+  void runChunks() {
+    for (;;) {
+      uint64_t C;
+      const std::function<void(uint64_t, uint64_t)> *Fn;
+      {
+        std::lock_guard<std::mutex> Lock(Mutex);
+        if (!Job || NextChunk >= NumChunks)
+          return;
+        C = NextChunk++;
+        Fn = Job;
+      }
+      uint64_t Begin = Total * C / NumChunks, End = Total * (C + 1) / NumChunks;
+      (*Fn)(Begin, End);
+      std::lock_guard<std::mutex> Lock(Mutex);
+      if (--Pending == 0)
+        Done.notify_all();
+    }
+  }
+
+  void work() {
+    uint64_t Seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> Lock(Mutex);
+        Wake.wait(Lock, [&] { return Stopping || Round != Seen; });
+        if (Stopping)
+          return;
+        Seen = Round;
+      }
+      runChunks();
+    }
+  }
+
+  std::vector<std::thread> Workers;
+  std::mutex LaunchMutex; // one parallel-for at a time
+  std::mutex Mutex;
+  std::condition_variable Wake, Done;
+  const std::function<void(uint64_t, uint64_t)> *Job = nullptr;
+  uint64_t Total = 0, NumChunks = 0, NextChunk = 0, Pending = 0, Round = 0;
+  bool Stopping = false;
+};
+
+unsigned threadCount() {
+  if (const char *Env = std::getenv("QD_CPU_THREADS"))
+    if (int N = std::atoi(Env); N > 0)
+      return static_cast<unsigned>(N);
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+class CpuDevice final : public Device {
+public:
+  CpuDevice() : Pool(threadCount()) {}
+
+  qd::Arch arch() const override { return qd::Arch::cpu; }
+  std::string describe() const override {
+    return "host CPU (" + std::to_string(Pool.size()) + " threads)";
+  }
+  bool hasStreams() const override { return false; }
+
+  Handle createStream() override { return nullptr; }
+  void destroyStream(Handle) override {}
+  void synchronizeStream(Handle) override {}
+  Handle createEvent(bool) override { return nullptr; }
+  void destroyEvent(Handle) override {}
+  void recordEvent(Handle, Handle) override {}
+  void streamWaitEvent(Handle, Handle) override {}
+  void synchronizeEvent(Handle) override {}
+  bool queryEvent(Handle) override { return true; }
+  float elapsedMs(Handle, Handle) override { return 0.0f; }
+
+  Handle loadModule(const qdrt_module_desc &M) override {
+    return const_cast<qdrt_module_desc *>(&M);
+  }
+  void unloadModule(Handle) override {}
+  Handle getFunction(Handle, const qdrt_task_desc &T) override {
+    if (!T.cpu_fn)
+      throw qd::Error(std::string("task '") + T.name +
+                      "' has no CPU code in its module");
+    return reinterpret_cast<Handle>(T.cpu_fn);
+  }
+  void *getGlobal(Handle, const qdrt_field_desc &F) override {
+    if (!F.host_data)
+      throw qd::Error(std::string("field '") + F.name +
+                      "' has no host storage in its module");
+    return F.host_data;
+  }
+
+  void launch(Handle Fn, const qdrt_task_desc &, uint64_t Iterations,
+              const void *Args, size_t, Handle) override {
+    auto Task = reinterpret_cast<qdrt_cpu_task_fn>(Fn);
+    if (Iterations == 1) {
+      Task(Args, 0, 1);
+      return;
+    }
+    Pool.parallelFor(Iterations, [&](uint64_t Begin, uint64_t End) {
+      Task(Args, Begin, End);
+    });
+  }
+
+  void *allocate(size_t Bytes) override {
+    void *P = std::aligned_alloc(64, (Bytes + 63) / 64 * 64);
+    if (!P)
+      throw qd::Error("allocate: out of host memory for " +
+                      std::to_string(Bytes) + " bytes");
+    return P;
+  }
+  void deallocate(void *P) override { std::free(P); }
+  void copyToDevice(void *Dst, const void *Src, size_t Bytes,
+                    Handle) override {
+    std::memcpy(Dst, Src, Bytes);
+  }
+  void copyToHost(void *Dst, const void *Src, size_t Bytes, Handle) override {
+    std::memcpy(Dst, Src, Bytes);
+  }
+
+private:
+  ThreadPool Pool;
+};
+
+} // namespace
+
+std::unique_ptr<Device> qd::rt::createCpuDevice() {
+  return std::make_unique<CpuDevice>();
+}
