@@ -27,6 +27,8 @@ StreamPool::~StreamPool() {
 }
 
 void StreamPool::reserve(unsigned Groups) {
+  if (Groups == 0)
+    return; // a module without stream-parallel kernels needs nothing
   if (Groups > MaxStreams)
     throw qd::Error("stream pool: " + std::to_string(Groups) +
                     " groups exceed the pool's bound of " +

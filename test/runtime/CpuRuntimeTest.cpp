@@ -1,0 +1,215 @@
+//===- CpuRuntimeTest.cpp - The public API on the CPU backend ---------------===//
+//
+// Part of qdc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuKernels.h"
+#include "TestModule.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdlib>
+
+using namespace qd;
+using namespace qd::rt::test;
+
+namespace {
+
+class CpuRuntimeTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    qd::reset();
+    unsetenv("QD_ARCH");
+    qd::init(Arch::cpu);
+  }
+  void TearDown() override {
+    unsetenv("QD_ARCH");
+    qd::reset();
+  }
+};
+
+TEST_F(CpuRuntimeTest, InitChoosesCpu) {
+  EXPECT_EQ(current_arch(), Arch::cpu);
+  EXPECT_STREQ(arch_name(current_arch()), "cpu");
+  EXPECT_NO_THROW(init(Arch::cpu)); // same arch: nothing happens
+  EXPECT_NO_THROW(init());          // best: whatever runs is fine
+  try {
+    init(Arch::cuda);
+    FAIL() << "switching arch without reset must fail";
+  } catch (const qd::Error &E) {
+    EXPECT_NE(std::string(E.what()).find("already runs on cpu"),
+              std::string::npos)
+        << E.what();
+  }
+}
+
+TEST_F(CpuRuntimeTest, QdArchOverridesTheDefault) {
+  reset();
+  setenv("QD_ARCH", "cpu", 1);
+  init();
+  EXPECT_EQ(current_arch(), Arch::cpu);
+  reset();
+  setenv("QD_ARCH", "tpu", 1);
+  try {
+    init();
+    FAIL() << "a bad QD_ARCH must be an error";
+  } catch (const qd::Error &E) {
+    EXPECT_STREQ(E.what(),
+                 "qd::init: QD_ARCH='tpu' is not one of cuda, amdgpu, cpu");
+  }
+}
+
+TEST_F(CpuRuntimeTest, UnavailableGpuBackendsSayWhatIsMissing) {
+  reset();
+  try {
+    init(Arch::cuda);
+    GTEST_SKIP() << "this machine has a CUDA GPU";
+  } catch (const qd::Error &E) {
+    std::string Msg = E.what();
+    EXPECT_TRUE(Msg.find("libcuda.so.1") != std::string::npos ||
+                Msg.find("no CUDA device") != std::string::npos ||
+                Msg.find("cuInit") != std::string::npos)
+        << Msg;
+  }
+  try {
+    init(Arch::amdgpu);
+  } catch (const qd::Error &E) {
+    std::string Msg = E.what();
+    EXPECT_TRUE(Msg.find("libamdhip64.so") != std::string::npos ||
+                Msg.find("no AMD GPU") != std::string::npos)
+        << Msg;
+  }
+  reset();
+  EXPECT_THROW(init(Arch::cpu, {.device = -1}), qd::Error);
+}
+
+TEST_F(CpuRuntimeTest, AProgramThatNeverCallsInitGetsTheDefault) {
+  reset();
+  setenv("QD_ARCH", "cpu", 1);
+  qd::Stream S = qd::create_stream(); // first runtime call
+  EXPECT_EQ(current_arch(), Arch::cpu);
+}
+
+TEST_F(CpuRuntimeTest, StreamsAndEventsAreNoOpsWithHandleZero) {
+  qd::Stream S = create_stream();
+  EXPECT_EQ(S.handle(), nullptr);
+  S.synchronize();
+  qd::Event A = create_event({.timing = true});
+  qd::Event B = create_event({.timing = true});
+  EXPECT_EQ(A.handle(), nullptr);
+  A.record(S);
+  A.wait();
+  B.record();
+  B.wait(S);
+  EXPECT_TRUE(A.query());
+  B.synchronize();
+  EXPECT_GE(elapsed_ms(A, B), 0.0f);
+  S.destroy();
+  S.destroy();
+  qd::sync();
+}
+
+TEST_F(CpuRuntimeTest, NdarrayCopiesAndShape) {
+  Ndarray<float, 2> X({3, 4});
+  EXPECT_EQ(X.shape(0), 3);
+  EXPECT_EQ(X.shape(1), 4);
+  EXPECT_EQ(X.size(), 12u);
+  std::vector<float> In(12);
+  for (int I = 0; I < 12; ++I)
+    In[I] = float(I) * 0.5f;
+  X.copy_from(In);
+  EXPECT_EQ(X.to_vector(), In);
+  X.fill(7.0f);
+  EXPECT_EQ(X.to_vector(), std::vector<float>(12, 7.0f));
+  EXPECT_THROW(X.copy_from(std::vector<float>(11)), qd::Error);
+  EXPECT_THROW((Ndarray<int, 1>({-1})), qd::Error);
+  EXPECT_THROW((Ndarray<int, 2>({4})), qd::Error);
+
+  qd::Stream S = create_stream();
+  std::vector<float> Out(12);
+  X.copy_from_async(In.data(), In.size(), S);
+  X.copy_to_async(Out.data(), Out.size(), S);
+  S.synchronize();
+  EXPECT_EQ(Out, In);
+
+  Ndarray<float, 2> Moved = std::move(X);
+  EXPECT_EQ(Moved.to_vector(), In);
+  Ndarray<double, 1> Empty({0});
+  EXPECT_TRUE(Empty.to_vector().empty());
+}
+
+TEST_F(CpuRuntimeTest, KernelResultsElementByElement) {
+  constexpr int N = 1 << 20;
+  TestModule TM("saxpy");
+  uint32_t K = TM.addKernel("saxpy", {{0, saxpyTask}}, sizeof(SaxpyArgs));
+  qdrt_module *M = TM.registered();
+  Ndarray<float, 1> X({N}), Y({N});
+  std::vector<float> Xs(N), Ys(N);
+  for (int I = 0; I < N; ++I) {
+    Xs[I] = float(I % 1000);
+    Ys[I] = float(I % 7);
+  }
+  X.copy_from(Xs);
+  Y.copy_from(Ys);
+  SaxpyArgs Args{static_cast<float *>(X.data()), static_cast<float *>(Y.data()),
+                 2.0f};
+  launch(M, K, {N}, &Args);
+  std::vector<float> Out = Y.to_vector();
+  for (int I = 0; I < N; ++I)
+    ASSERT_EQ(Out[I], 2.0f * Xs[I] + Ys[I]) << "at " << I;
+}
+
+TEST_F(CpuRuntimeTest, StreamParallelGroupsRunInSourceOrder) {
+  constexpr int N = 4096;
+  TestModule TM("sp");
+  uint32_t K = TM.addKernel("ab", {{1, setA}, {2, setB}, {2, incB}},
+                            sizeof(TwoGroupArgs));
+  qdrt_module *M = TM.registered();
+  Ndarray<float, 1> A({N}), B({N});
+  qd::Stream S = create_stream();
+  TwoGroupArgs Args{static_cast<float *>(A.data()),
+                    static_cast<float *>(B.data()), 3.0f, 5.0f};
+  launch(M, K, {N, N, N}, &Args, &S);
+  S.synchronize();
+  EXPECT_EQ(A.to_vector(), std::vector<float>(N, 3.0f));
+  EXPECT_EQ(B.to_vector(), std::vector<float>(N, 6.0f));
+}
+
+TEST_F(CpuRuntimeTest, FieldsLiveInTheModulesHostStorage) {
+  static float Storage[64];
+  TestModule TM("fields");
+  TM.addKernel("k", {{0, saxpyTask}}, sizeof(SaxpyArgs));
+  uint32_t F = TM.addField("a", Storage, sizeof(Storage));
+  qdrt_module *M = TM.registered();
+  void *Address = nullptr;
+  qd::detail::check(qdrt_field_address(M, F, &Address));
+  EXPECT_EQ(Address, Storage);
+  EXPECT_EQ(qdrt_field_address(M, 7, &Address), QDRT_ERROR);
+}
+
+TEST_F(CpuRuntimeTest, TaskWithoutCpuCodeIsAnError) {
+  TestModule TM("nocpu");
+  uint32_t K = TM.addKernel("k", {{0, nullptr}});
+  qdrt_module *M = TM.registered();
+  EXPECT_EQ(qdrt_launch(M, K, nullptr, std::vector<uint64_t>{1}.data(),
+                        nullptr),
+            QDRT_ERROR);
+  EXPECT_EQ(std::string(qdrt_last_error()),
+            "task 'k_t0' has no CPU code in its module");
+  // The runtime keeps working.
+  EXPECT_NO_THROW(create_stream());
+}
+
+TEST_F(CpuRuntimeTest, ResetAndInitAgain) {
+  Ndarray<int, 1> X({8});
+  X.fill(3);
+  reset();
+  init(Arch::cpu);
+  Ndarray<int, 1> Y({8});
+  Y.fill(4);
+  EXPECT_EQ(Y.to_vector(), std::vector<int>(8, 4));
+  // X belonged to the first runtime; destroying it is harmless.
+}
+
+} // namespace

@@ -1,0 +1,163 @@
+//===- MockDevice.cpp - A recording device for runtime tests ----------------===//
+//
+// Part of qdc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MockDevice.h"
+
+#include <cstring>
+
+using namespace qd::rt;
+using namespace qd::rt::test;
+
+thread_local std::string qd::rt::test::ThreadTag;
+
+void MockDevice::call(const std::string &What) {
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  ++State->CallCount;
+  if (State->FailAt && State->CallCount == State->FailAt) {
+    State->FailedCall = What;
+    throw qd::Error("mock: injected failure in " + What);
+  }
+  State->Calls.push_back(ThreadTag.empty() ? What : ThreadTag + " " + What);
+}
+
+Handle MockDevice::make(char Kind) {
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  Objects.push_back(std::make_unique<char[]>(1));
+  Handle H = Objects.back().get();
+  Names[H] = Kind + std::to_string(++NextId[int(Kind)]);
+  return H;
+}
+
+std::string MockDevice::name(Handle H) {
+  if (!H)
+    return "s0";
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  auto It = Names.find(H);
+  return It == Names.end() ? "?" : It->second;
+}
+
+Handle MockDevice::createStream() {
+  Handle S = make('s');
+  call("createStream -> " + name(S));
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  ++State->LiveStreams;
+  return S;
+}
+
+void MockDevice::destroyStream(Handle S) {
+  call("destroyStream " + name(S));
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  --State->LiveStreams;
+}
+
+void MockDevice::synchronizeStream(Handle S) {
+  call("synchronize " + name(S));
+}
+
+Handle MockDevice::createEvent(bool Timing) {
+  Handle E = make('e');
+  call(std::string(Timing ? "createEvent timing" : "createEvent") + " -> " +
+       name(E));
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  ++State->LiveEvents;
+  return E;
+}
+
+void MockDevice::destroyEvent(Handle E) {
+  call("destroyEvent " + name(E));
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  --State->LiveEvents;
+}
+
+void MockDevice::recordEvent(Handle E, Handle S) {
+  call("record " + name(E) + " " + name(S));
+}
+
+void MockDevice::streamWaitEvent(Handle S, Handle E) {
+  call("wait " + name(S) + " " + name(E));
+}
+
+void MockDevice::synchronizeEvent(Handle E) {
+  call("synchronizeEvent " + name(E));
+}
+
+bool MockDevice::queryEvent(Handle E) {
+  call("query " + name(E));
+  return true;
+}
+
+float MockDevice::elapsedMs(Handle A, Handle B) {
+  call("elapsed " + name(A) + " " + name(B));
+  return 1.5f;
+}
+
+Handle MockDevice::loadModule(const qdrt_module_desc &M) {
+  call(std::string("loadModule ") + M.name);
+  Handle H = make('m');
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  ++State->LiveModules;
+  return H;
+}
+
+void MockDevice::unloadModule(Handle M) {
+  call("unloadModule " + name(M));
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  --State->LiveModules;
+}
+
+Handle MockDevice::getFunction(Handle, const qdrt_task_desc &T) {
+  call(std::string("getFunction ") + T.name);
+  return const_cast<qdrt_task_desc *>(&T);
+}
+
+void *MockDevice::getGlobal(Handle, const qdrt_field_desc &F) {
+  call(std::string("getGlobal ") + F.name);
+  return F.host_data;
+}
+
+void MockDevice::launch(Handle Fn, const qdrt_task_desc &T,
+                        uint64_t Iterations, const void *Args, size_t,
+                        Handle S) {
+  call(std::string("launch ") + T.name + " n=" + std::to_string(Iterations) +
+       " " + name(S));
+  bool Run;
+  {
+    std::lock_guard<std::mutex> Lock(State->Mutex);
+    Run = State->RunCpuTasks;
+  }
+  auto *Task = static_cast<const qdrt_task_desc *>(Fn);
+  if (Run && Task->cpu_fn)
+    Task->cpu_fn(Args, 0, Iterations);
+}
+
+void *MockDevice::allocate(size_t Bytes) {
+  call("allocate " + std::to_string(Bytes));
+  auto Buffer = std::make_unique<char[]>(Bytes ? Bytes : 1);
+  void *P = Buffer.get();
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  Buffers[P] = std::move(Buffer);
+  ++State->LiveBuffers;
+  return P;
+}
+
+void MockDevice::deallocate(void *P) {
+  call("deallocate");
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  Buffers.erase(P);
+  --State->LiveBuffers;
+}
+
+void MockDevice::copyToDevice(void *Dst, const void *Src, size_t Bytes,
+                              Handle S) {
+  call("copyToDevice " + std::to_string(Bytes) + " " + name(S));
+  std::memcpy(Dst, Src, Bytes);
+}
+
+void MockDevice::copyToHost(void *Dst, const void *Src, size_t Bytes,
+                            Handle S) {
+  call("copyToHost " + std::to_string(Bytes) + " " + name(S));
+  std::memcpy(Dst, Src, Bytes);
+}

@@ -1,0 +1,95 @@
+//===- MockDevice.h - A recording device for runtime tests ------*- C++ -*-===//
+//
+// Part of qdc. Implements the device interface without hardware: every call
+// is appended to a log in a readable form ("record e2 s0", "launch k_t1
+// n=64 s3"), objects are counted so tests can prove nothing leaks, and the
+// Nth call can be made to fail to test error paths. Thread-safe.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDRT_TEST_MOCKDEVICE_H
+#define QDRT_TEST_MOCKDEVICE_H
+
+#include "Device.h"
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace qd::rt::test {
+
+/// When set, every call this thread makes is logged as "<tag> <call>".
+extern thread_local std::string ThreadTag;
+
+/// What a test can see of a mock device, even after the runtime that owned
+/// the device is gone.
+struct MockState {
+  std::mutex Mutex;
+  std::vector<std::string> Calls;
+  unsigned CallCount = 0;
+  unsigned FailAt = 0; ///< 1-based call number that throws; 0: none
+  std::string FailedCall; ///< the call that was made to fail
+  int LiveStreams = 0, LiveEvents = 0, LiveModules = 0, LiveBuffers = 0;
+  bool RunCpuTasks = false; ///< run tasks' CPU code on launch
+
+  std::vector<std::string> takeCalls() {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    std::vector<std::string> Out;
+    Out.swap(Calls);
+    return Out;
+  }
+  int liveObjects() {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    return LiveStreams + LiveEvents + LiveModules + LiveBuffers;
+  }
+};
+
+class MockDevice final : public Device {
+public:
+  explicit MockDevice(std::shared_ptr<MockState> State)
+      : State(std::move(State)) {}
+
+  qd::Arch arch() const override { return qd::Arch::cuda; }
+  std::string describe() const override { return "mock device"; }
+
+  Handle createStream() override;
+  void destroyStream(Handle S) override;
+  void synchronizeStream(Handle S) override;
+  Handle createEvent(bool Timing) override;
+  void destroyEvent(Handle E) override;
+  void recordEvent(Handle E, Handle S) override;
+  void streamWaitEvent(Handle S, Handle E) override;
+  void synchronizeEvent(Handle E) override;
+  bool queryEvent(Handle E) override;
+  float elapsedMs(Handle A, Handle B) override;
+  Handle loadModule(const qdrt_module_desc &M) override;
+  void unloadModule(Handle M) override;
+  Handle getFunction(Handle M, const qdrt_task_desc &T) override;
+  void *getGlobal(Handle M, const qdrt_field_desc &F) override;
+  void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
+              const void *Args, size_t ArgSize, Handle S) override;
+  void *allocate(size_t Bytes) override;
+  void deallocate(void *P) override;
+  void copyToDevice(void *Dst, const void *Src, size_t Bytes,
+                    Handle S) override;
+  void copyToHost(void *Dst, const void *Src, size_t Bytes, Handle S) override;
+
+  /// "s0" for the default stream, "s3", "e2", ... for the others.
+  std::string name(Handle H);
+
+private:
+  /// Logs a call, or throws when it is the one chosen to fail.
+  void call(const std::string &What);
+  Handle make(char Kind);
+
+  std::shared_ptr<MockState> State;
+  std::map<Handle, std::string> Names;
+  unsigned NextId[128] = {};
+  std::vector<std::unique_ptr<char[]>> Objects;
+  std::map<void *, std::unique_ptr<char[]>> Buffers;
+};
+
+} // namespace qd::rt::test
+
+#endif // QDRT_TEST_MOCKDEVICE_H

@@ -1,0 +1,335 @@
+//===- MockRuntimeTest.cpp - libqdrt against the recording mock device -----===//
+//
+// Part of qdc. Exact driver call sequences for fork/join, the stream pool's
+// promise to create nothing after warm-up, RAII semantics, and error paths
+// under injected driver failures.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MockDevice.h"
+#include "Runtime.h"
+#include "TestModule.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+
+using namespace qd;
+using namespace qd::rt;
+using namespace qd::rt::test;
+using Calls = std::vector<std::string>;
+
+namespace {
+
+class MockRuntimeTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    qd::reset();
+    State = std::make_shared<MockState>();
+    startWithDevice(std::make_unique<MockDevice>(State));
+  }
+  void TearDown() override { qd::reset(); }
+
+  /// Everything called since the last look.
+  Calls calls() { return State->takeCalls(); }
+
+  static bool isCreation(const std::string &C) {
+    return C.rfind("createStream", 0) == 0 || C.rfind("createEvent", 0) == 0;
+  }
+
+  std::shared_ptr<MockState> State;
+};
+
+std::vector<TestTask> groups(std::initializer_list<unsigned> Gs) {
+  std::vector<TestTask> Out;
+  for (unsigned G : Gs)
+    Out.push_back({G});
+  return Out;
+}
+
+TEST_F(MockRuntimeTest, PlainKernelRunsInOrderOnTheLaunchStream) {
+  TestModule TM("plain");
+  uint32_t K = TM.addKernel("k", groups({0, 0, 0}));
+  qdrt_module *M = TM.registered();
+  launch(M, K, {10, 20, 30});
+  EXPECT_EQ(calls(), (Calls{"loadModule plain", "getFunction k_t0",
+                            "getFunction k_t1", "getFunction k_t2",
+                            "launch k_t0 n=10 s0", "launch k_t1 n=20 s0",
+                            "launch k_t2 n=30 s0"}));
+}
+
+TEST_F(MockRuntimeTest, ModuleLoadReservesTheLargestGroupCount) {
+  TestModule TM("sp");
+  TM.addKernel("two", groups({1, 2}));
+  uint32_t K = TM.addKernel("three", groups({1, 2, 3}));
+  qdrt_module *M = TM.registered();
+  launch(M, K, {1, 1, 1});
+  Calls C = calls();
+  // 3 streams and 4 events (a fork and three joins), before any launch.
+  EXPECT_EQ(std::count_if(C.begin(), C.end(),
+                          [](const std::string &S) {
+                            return S.rfind("createStream", 0) == 0;
+                          }),
+            3);
+  EXPECT_EQ(std::count_if(C.begin(), C.end(),
+                          [](const std::string &S) {
+                            return S.rfind("createEvent", 0) == 0;
+                          }),
+            4);
+  auto FirstLaunch = std::find_if(C.begin(), C.end(), [](const std::string &S) {
+    return S.rfind("launch", 0) == 0 || S.rfind("record", 0) == 0;
+  });
+  EXPECT_TRUE(std::none_of(FirstLaunch, C.end(), isCreation));
+}
+
+TEST_F(MockRuntimeTest, ForkJoinOneGroupOnTheDefaultStream) {
+  TestModule TM("one");
+  uint32_t K = TM.addKernel("k", groups({1, 1}));
+  qdrt_module *M = TM.registered();
+  launch(M, K, {5, 6});
+  Calls C = calls();
+  Calls Launch(C.end() - 6, C.end());
+  EXPECT_EQ(Launch, (Calls{"record e1 s0", "wait s1 e1", "launch k_t0 n=5 s1",
+                           "launch k_t1 n=6 s1", "record e2 s1",
+                           "wait s0 e2"}));
+}
+
+TEST_F(MockRuntimeTest, ForkJoinTwoGroupsOnAnExplicitStream) {
+  TestModule TM("two");
+  uint32_t K = TM.addKernel("k", groups({1, 2, 2}));
+  qdrt_module *M = TM.registered();
+  qd::Stream S = qd::create_stream(); // s1; the pool makes s2, s3 on load
+  calls();
+  launch(M, K, {100, 200, 300}, nullptr, &S);
+  Calls C = calls();
+  Calls Launch(C.end() - 10, C.end());
+  std::string L = "s1";
+  EXPECT_EQ(Launch,
+            (Calls{"record e1 " + L, "wait s2 e1", "wait s3 e1",
+                   "launch k_t0 n=100 s2", "launch k_t1 n=200 s3",
+                   "launch k_t2 n=300 s3", "record e2 s2", "wait " + L + " e2",
+                   "record e3 s3", "wait " + L + " e3"}));
+}
+
+TEST_F(MockRuntimeTest, ForkJoinEightGroups) {
+  TestModule TM("eight");
+  std::vector<TestTask> Tasks = groups({1, 2, 3, 4, 5, 6, 7, 8, 8});
+  uint32_t K = TM.addKernel("k", Tasks);
+  qdrt_module *M = TM.registered();
+  launch(M, K, std::vector<uint64_t>(9, 64));
+  Calls C = calls();
+  // Fork: one record on s0, then every group's stream waits on it.
+  auto Fork = std::find(C.begin(), C.end(), "record e1 s0");
+  ASSERT_NE(Fork, C.end());
+  for (int G = 1; G <= 8; ++G)
+    EXPECT_EQ(*(Fork + G), "wait s" + std::to_string(G) + " e1");
+  // Tasks in order, each on its group's stream.
+  for (int T = 0; T < 9; ++T)
+    EXPECT_EQ(*(Fork + 9 + T), "launch k_t" + std::to_string(T) + " n=64 s" +
+                                   std::to_string(T < 8 ? T + 1 : 8));
+  // Join: one event per group, the launch stream waits on each.
+  for (int G = 1; G <= 8; ++G) {
+    EXPECT_EQ(*(Fork + 18 + 2 * (G - 1)),
+              "record e" + std::to_string(G + 1) + " s" + std::to_string(G));
+    EXPECT_EQ(*(Fork + 19 + 2 * (G - 1)),
+              "wait s0 e" + std::to_string(G + 1));
+  }
+  EXPECT_EQ(Fork + 34, C.end());
+}
+
+TEST_F(MockRuntimeTest, NothingIsCreatedAfterWarmUp) {
+  TestModule TM("warm");
+  uint32_t K2 = TM.addKernel("a", groups({1, 2}));
+  uint32_t K4 = TM.addKernel("b", groups({1, 2, 3, 4}));
+  qdrt_module *M = TM.registered();
+  launch(M, K4, {1, 1, 1, 1});
+  calls();
+  qd::Stream S = qd::create_stream();
+  calls();
+  for (int I = 0; I < 100; ++I) {
+    launch(M, K2, {8, 8});
+    launch(M, K4, {8, 8, 8, 8}, nullptr, &S);
+  }
+  Calls C = calls();
+  EXPECT_EQ(C.size(), 100u * (2 + 3 + 2 * 2) + 100u * (4 + 5 + 2 * 4));
+  EXPECT_TRUE(std::none_of(C.begin(), C.end(), isCreation));
+  PoolStats Stats = current().pool().stats();
+  EXPECT_EQ(Stats.StreamsCreated, 4u);
+  EXPECT_EQ(Stats.EventsCreated, 5u);
+  EXPECT_EQ(Stats.Leases, 201u);
+}
+
+TEST_F(MockRuntimeTest, StreamDestroyWaitsThenDestroysOnce) {
+  qd::Stream S = qd::create_stream();
+  EXPECT_NE(S.handle(), nullptr);
+  calls();
+  S.destroy();
+  EXPECT_EQ(S.handle(), nullptr);
+  EXPECT_EQ(calls(), (Calls{"synchronize s1", "destroyStream s1"}));
+  S.destroy();
+  EXPECT_TRUE(calls().empty());
+}
+
+TEST_F(MockRuntimeTest, StreamDestructorAndMoveDestroyOnce) {
+  {
+    qd::Stream A = qd::create_stream();
+    qd::Stream B = std::move(A);
+    EXPECT_EQ(A.handle(), nullptr);
+    qd::Stream C = qd::create_stream();
+    calls();
+    C = std::move(B); // C's own stream goes first
+    EXPECT_EQ(calls(), (Calls{"synchronize s2", "destroyStream s2"}));
+  }
+  EXPECT_EQ(calls(), (Calls{"synchronize s1", "destroyStream s1"}));
+  EXPECT_EQ(State->LiveStreams, 0);
+}
+
+TEST_F(MockRuntimeTest, WrappedStreamIsNeverDestroyed) {
+  int Native = 0;
+  {
+    qd::Stream W = qd::Stream::wrap(&Native);
+    EXPECT_EQ(W.handle(), &Native);
+    EXPECT_FALSE(W.owned());
+    W.destroy();
+    EXPECT_EQ(W.handle(), nullptr);
+  }
+  EXPECT_TRUE(calls().empty());
+}
+
+TEST_F(MockRuntimeTest, EventCalls) {
+  qd::Stream S = qd::create_stream();
+  qd::Event A = qd::create_event({.timing = true});
+  qd::Event B = qd::create_event();
+  calls();
+  A.record(S);
+  A.wait();
+  B.record();
+  B.wait(S);
+  EXPECT_TRUE(A.query());
+  A.synchronize();
+  EXPECT_EQ(calls(), (Calls{"record e1 s1", "wait s0 e1", "record e2 s0",
+                            "wait s1 e2", "query e1", "synchronizeEvent e1"}));
+  EXPECT_THROW(qd::elapsed_ms(A, B), qd::Error); // B has no timing
+  A.destroy();
+  A.destroy();
+  EXPECT_EQ(calls(), (Calls{"destroyEvent e1"}));
+  EXPECT_THROW(A.record(S), qd::Error);
+}
+
+TEST_F(MockRuntimeTest, LaunchStreamWaitsWithoutBlockingTheHost) {
+  TestModule TM("nb");
+  uint32_t K = TM.addKernel("k", groups({1, 2}));
+  qdrt_module *M = TM.registered();
+  launch(M, K, {1, 1});
+  for (const std::string &C : calls())
+    EXPECT_TRUE(C.rfind("synchronize", 0) != 0) << C;
+}
+
+TEST_F(MockRuntimeTest, AbiVersionMismatchIsAClearError) {
+  TestModule TM("old");
+  TM.addKernel("k", groups({0}));
+  qdrt_module *M = nullptr;
+  EXPECT_EQ(qdrt_register_module(&TM.desc(QDRT_ABI_VERSION + 1), &M),
+            QDRT_ERROR);
+  EXPECT_EQ(M, nullptr);
+  std::string Msg = qdrt_last_error();
+  EXPECT_NE(Msg.find("module 'old' was built for runtime ABI version 2"),
+            std::string::npos)
+      << Msg;
+  EXPECT_EQ(qdrt_abi_version(), QDRT_ABI_VERSION);
+}
+
+TEST_F(MockRuntimeTest, MalformedModulesAreRefused) {
+  TestModule TM("bad");
+  TM.addKernel("k", groups({2, 1}));
+  qdrt_module *M = nullptr;
+  EXPECT_EQ(qdrt_register_module(&TM.desc(), &M), QDRT_ERROR);
+  EXPECT_NE(std::string(qdrt_last_error()).find("out of group order"),
+            std::string::npos);
+  EXPECT_EQ(qdrt_launch(nullptr, 0, nullptr, nullptr, nullptr), QDRT_ERROR);
+  EXPECT_EQ(std::string(qdrt_last_error()), "qdrt_launch: no such kernel");
+}
+
+TEST_F(MockRuntimeTest, PoolBoundIsEnforced) {
+  StreamPool Pool(current().device(), /*MaxStreams=*/4);
+  Lease L = Pool.acquire(4);
+  EXPECT_EQ(L.Streams.size(), 4u);
+  EXPECT_EQ(L.Joins.size(), 4u);
+  EXPECT_THROW(Pool.acquire(5), qd::Error);
+  Pool.release(std::move(L));
+  Lease Again = Pool.acquire(2);
+  PoolStats S = Pool.stats();
+  EXPECT_EQ(S.StreamsCreated, 4u);
+  EXPECT_EQ(S.StreamsReused, 2u);
+  Pool.release(std::move(Again));
+}
+
+TEST_F(MockRuntimeTest, ResetReleasesEverything) {
+  TestModule TM("rs");
+  uint32_t K = TM.addKernel("k", groups({1, 2}));
+  qdrt_module *M = TM.registered();
+  qd::Stream S = qd::create_stream();
+  launch(M, K, {1, 1}, nullptr, &S);
+  qd::reset();
+  EXPECT_EQ(State->liveObjects(), 1); // only the user's stream is left
+  calls();
+  S.destroy(); // belongs to the old runtime: forgotten, not destroyed
+  EXPECT_TRUE(calls().empty());
+}
+
+/// One scenario touching every kind of driver call.
+void scenario(qdrt_module *M, uint32_t K) {
+  qd::Stream S = qd::create_stream();
+  qd::Event E = qd::create_event();
+  qd::Ndarray<float, 1> X({16});
+  X.fill(1.0f);
+  launch(M, K, {16, 16, 16}, nullptr, &S);
+  E.record(S);
+  E.wait();
+  std::vector<float> Out = X.to_vector();
+  S.synchronize();
+  // Explicitly, so that failures surface (destructors cannot report).
+  E.destroy();
+  S.destroy();
+}
+
+TEST_F(MockRuntimeTest, EveryInjectedFailureIsAnErrorLeaksNothingAndRecovers) {
+  TestModule TM("faulty");
+  uint32_t K = TM.addKernel("k", groups({1, 2, 2}));
+  // How many calls does a clean run take, from a fresh runtime?
+  qdrt_module *M = TM.registered();
+  scenario(M, K);
+  unsigned CleanCalls = State->CallCount;
+  qd::reset();
+  ASSERT_GT(CleanCalls, 20u);
+
+  for (unsigned N = 1; N <= CleanCalls; ++N) {
+    auto Fresh = std::make_shared<MockState>();
+    Fresh->FailAt = N;
+    startWithDevice(std::make_unique<MockDevice>(Fresh));
+    bool Threw = false;
+    try {
+      scenario(M, K);
+    } catch (const qd::Error &E) {
+      Threw = true;
+      EXPECT_NE(std::string(E.what()).find("mock: injected failure"),
+                std::string::npos)
+          << E.what();
+    }
+    // Freeing memory happens in a destructor, which cannot report.
+    bool InDestructor = Fresh->FailedCall.rfind("deallocate", 0) == 0;
+    EXPECT_TRUE(Threw || InDestructor)
+        << "call " << N << " (" << Fresh->FailedCall << ") failed silently";
+    // The runtime keeps working: the same scenario now succeeds.
+    EXPECT_NO_THROW(scenario(M, K)) << "after failing call " << N;
+    qd::reset();
+    // Only an object whose own destruction failed may remain.
+    bool FailedToFree = InDestructor ||
+                        Fresh->FailedCall.rfind("destroy", 0) == 0;
+    EXPECT_EQ(Fresh->liveObjects(), FailedToFree ? 1 : 0)
+        << "leak after failing call " << N << " (" << Fresh->FailedCall
+        << ")";
+  }
+}
+
+} // namespace

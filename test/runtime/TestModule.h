@@ -1,0 +1,102 @@
+//===- TestModule.h - Hand-built module descriptors for tests ---*- C++ -*-===//
+//
+// Part of qdc. Builds the tables a qdc-generated object would hold, so the
+// runtime can be tested without the code generator.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDRT_TEST_TESTMODULE_H
+#define QDRT_TEST_TESTMODULE_H
+
+#include "qd/abi.h"
+#include "qd/runtime.h"
+
+#include <deque>
+#include <string>
+#include <vector>
+
+namespace qd::rt::test {
+
+struct TestTask {
+  unsigned Group = 0;
+  qdrt_cpu_task_fn Cpu = nullptr;
+  unsigned BlockDim = 0;
+};
+
+class TestModule {
+public:
+  explicit TestModule(std::string Name) : Name(std::move(Name)) {}
+
+  /// Adds a kernel whose tasks are named <kernel>_t0, _t1, ...; returns
+  /// its index.
+  uint32_t addKernel(const std::string &Kernel, std::vector<TestTask> Tasks,
+                     uint32_t ArgSize = 0) {
+    qdrt_kernel_desc K{};
+    K.name = keep(Kernel);
+    K.first_task = static_cast<uint32_t>(TaskTable.size());
+    K.num_tasks = static_cast<uint32_t>(Tasks.size());
+    K.arg_size = ArgSize;
+    for (size_t I = 0; I < Tasks.size(); ++I) {
+      qdrt_task_desc T{};
+      T.name = keep(Kernel + "_t" + std::to_string(I));
+      T.group = Tasks[I].Group;
+      T.block_dim = Tasks[I].BlockDim;
+      T.cpu_fn = Tasks[I].Cpu;
+      TaskTable.push_back(T);
+      K.num_groups = std::max(K.num_groups, T.group);
+    }
+    KernelTable.push_back(K);
+    return static_cast<uint32_t>(KernelTable.size() - 1);
+  }
+
+  uint32_t addField(const std::string &Field, void *HostData, uint64_t Bytes) {
+    FieldTable.push_back({keep(Field), Bytes, HostData});
+    return static_cast<uint32_t>(FieldTable.size() - 1);
+  }
+
+  /// The descriptor; valid while this object lives and is not changed.
+  const qdrt_module_desc &desc(uint32_t AbiVersion = QDRT_ABI_VERSION) {
+    Desc = {};
+    Desc.abi_version = AbiVersion;
+    Desc.name = Name.c_str();
+    Desc.tasks = TaskTable.data();
+    Desc.num_tasks = static_cast<uint32_t>(TaskTable.size());
+    Desc.kernels = KernelTable.data();
+    Desc.num_kernels = static_cast<uint32_t>(KernelTable.size());
+    Desc.fields = FieldTable.data();
+    Desc.num_fields = static_cast<uint32_t>(FieldTable.size());
+    for (const qdrt_kernel_desc &K : KernelTable)
+      Desc.max_groups = std::max(Desc.max_groups, K.num_groups);
+    return Desc;
+  }
+
+  qdrt_module *registered() {
+    qdrt_module *M = nullptr;
+    qd::detail::check(qdrt_register_module(&desc(), &M));
+    return M;
+  }
+
+private:
+  const char *keep(const std::string &S) {
+    Strings.push_back(S);
+    return Strings.back().c_str();
+  }
+
+  std::string Name;
+  std::deque<std::string> Strings;
+  std::vector<qdrt_task_desc> TaskTable;
+  std::vector<qdrt_kernel_desc> KernelTable;
+  std::vector<qdrt_field_desc> FieldTable;
+  qdrt_module_desc Desc{};
+};
+
+/// Launches kernel K of M with one iteration count per task.
+inline void launch(qdrt_module *M, uint32_t K, std::vector<uint64_t> Iterations,
+                   const void *Args = nullptr, const qd::Stream *S = nullptr) {
+  qd::detail::check(qdrt_launch(M, K, Args, Iterations.data(),
+                                S ? S->handle() : nullptr));
+}
+
+} // namespace qd::rt::test
+
+#endif // QDRT_TEST_TESTMODULE_H
