@@ -217,18 +217,16 @@ float qd::elapsed_ms(const Event &Start, const Event &End) {
 // Memory
 //===----------------------------------------------------------------------===//
 
-void *qd::detail::allocate(size_t Bytes) {
-  return current().device().allocate(Bytes);
-}
+void *qd::detail::allocate(size_t Bytes) { return current().allocate(Bytes); }
 
 void qd::detail::deallocate(void *P, uint64_t Generation) noexcept {
-  if (!P)
-    return;
-  if (Device *D = deviceOf(Generation))
-    try {
-      D->deallocate(P);
-    } catch (const qd::Error &) {
-    }
+  Runtime *R = currentIfRunning();
+  if (!P || !R || R->generation() != Generation)
+    return; // the runtime that owned it freed it on reset
+  try {
+    R->deallocate(P);
+  } catch (const qd::Error &) {
+  }
 }
 
 uint64_t qd::detail::generation() { return current().generation(); }

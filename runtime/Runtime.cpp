@@ -30,6 +30,32 @@ Runtime::~Runtime() {
       D->unloadModule(LM->Native);
     } catch (const qd::Error &) {
     }
+  for (void *P : Buffers)
+    try {
+      D->deallocate(P);
+    } catch (const qd::Error &) {
+    }
+}
+
+void *Runtime::allocate(size_t Bytes) {
+  void *P = D->allocate(Bytes);
+  try {
+    std::lock_guard<std::mutex> Lock(BuffersMutex);
+    Buffers.insert(P);
+  } catch (...) {
+    D->deallocate(P);
+    throw;
+  }
+  return P;
+}
+
+void Runtime::deallocate(void *P) {
+  {
+    std::lock_guard<std::mutex> Lock(BuffersMutex);
+    if (!Buffers.erase(P))
+      return;
+  }
+  D->deallocate(P);
 }
 
 LoadedModule &Runtime::load(qdrt_module &M) {

@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 struct qdrt_module;
@@ -43,6 +44,11 @@ public:
   /// in the pool.
   LoadedModule &load(qdrt_module &M);
 
+  /// Device memory the runtime tracks, so that reset() frees what users
+  /// still hold (their buffers then know they belong to a gone runtime).
+  void *allocate(size_t Bytes);
+  void deallocate(void *Pointer);
+
 private:
   std::unique_ptr<Device> D;
   StreamPool Pool;
@@ -51,6 +57,8 @@ private:
   std::mutex ModulesMutex;
   std::unordered_map<const qdrt_module *, std::unique_ptr<LoadedModule>>
       Modules;
+  std::mutex BuffersMutex;
+  std::unordered_set<void *> Buffers;
 };
 
 /// The current runtime; starts the default one when there is none.

@@ -1,8 +1,27 @@
 #!/usr/bin/env bash
-# The whole test suite: builds qdc, then runs every test (lit + FileCheck, gtest) through ctest.
+# The whole test suite: builds qdc and libqdrt, runs the runtime's tests
+# under ThreadSanitizer and under AddressSanitizer + UBSan, then every test
+# (lit + FileCheck, gtest) through ctest.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${QDC_BUILD_DIR:-$root/build}
+jobs=${QDC_JOBS:-2}
 "$root/utils/build.sh"
+
+launcher=()
+command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+for sanitizer in tsan asan; do
+  dir="$build-$sanitizer"
+  flag=-DQDRT_TSAN=ON
+  [ "$sanitizer" = asan ] && flag=-DQDRT_SANITIZE=ON
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      "$flag" "${launcher[@]}" >/dev/null
+  fi
+  ninja -C "$dir" -j"$jobs" qdrt-unittests
+  echo "== libqdrt tests under $sanitizer"
+  QD_ARCH= TSAN_OPTIONS=halt_on_error=1 "$dir/bin/qdrt-unittests" --gtest_brief=1
+done
+
 cd "$build"
-ctest --output-on-failure -j"${QDC_JOBS:-2}"
+ctest --output-on-failure -j"$jobs"
