@@ -21,6 +21,7 @@ struct TestTask {
   unsigned Group = 0;
   qdrt_cpu_task_fn Cpu = nullptr;
   unsigned BlockDim = 0;
+  const char *Entry = nullptr; ///< entry point; default <kernel>_t<index>
 };
 
 class TestModule {
@@ -38,7 +39,8 @@ public:
     K.arg_size = ArgSize;
     for (size_t I = 0; I < Tasks.size(); ++I) {
       qdrt_task_desc T{};
-      T.name = keep(Kernel + "_t" + std::to_string(I));
+      T.name = Tasks[I].Entry ? keep(Tasks[I].Entry)
+                              : keep(Kernel + "_t" + std::to_string(I));
       T.group = Tasks[I].Group;
       T.block_dim = Tasks[I].BlockDim;
       T.cpu_fn = Tasks[I].Cpu;
@@ -54,11 +56,18 @@ public:
     return static_cast<uint32_t>(FieldTable.size() - 1);
   }
 
+  void addImage(qdrt_image_kind Kind, const char *Arch, const void *Data,
+                uint64_t Size) {
+    ImageTable.push_back({static_cast<uint32_t>(Kind), keep(Arch), Data, Size});
+  }
+
   /// The descriptor; valid while this object lives and is not changed.
   const qdrt_module_desc &desc(uint32_t AbiVersion = QDRT_ABI_VERSION) {
     Desc = {};
     Desc.abi_version = AbiVersion;
     Desc.name = Name.c_str();
+    Desc.images = ImageTable.data();
+    Desc.num_images = static_cast<uint32_t>(ImageTable.size());
     Desc.tasks = TaskTable.data();
     Desc.num_tasks = static_cast<uint32_t>(TaskTable.size());
     Desc.kernels = KernelTable.data();
@@ -87,6 +96,7 @@ private:
   std::vector<qdrt_task_desc> TaskTable;
   std::vector<qdrt_kernel_desc> KernelTable;
   std::vector<qdrt_field_desc> FieldTable;
+  std::vector<qdrt_image> ImageTable;
   qdrt_module_desc Desc{};
 };
 

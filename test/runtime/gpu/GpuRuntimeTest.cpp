@@ -1,0 +1,310 @@
+//===- GpuRuntimeTest.cpp - libqdrt on a real CUDA GPU ----------------------===//
+//
+// Part of qdc. Runs on a machine with an NVIDIA GPU (utils/gpu-check-runtime.sh)
+// and skips elsewhere. The kernels are PTX compiled from kernels.cu by
+// clang-19 at build time. Checks streams, events, fork/join results, the
+// pool's no-creation-after-warm-up promise on the real driver, errors from
+// the driver, and that stream-parallel groups really overlap.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../CpuKernels.h"
+#include "../TestModule.h"
+#include "Runtime.h"
+#include "kernels.ptx.h"
+
+#include "gtest/gtest.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+using namespace qd;
+using namespace qd::rt;
+using namespace qd::rt::test;
+
+namespace {
+
+struct CombineArgs {
+  const float *A;
+  const float *B;
+  float *C;
+};
+struct SpinArgs {
+  int *Flags;
+  float Ms;
+};
+
+/// The module every test uses, built once.
+struct Kernels {
+  TestModule TM{"gpu-tests"};
+  uint32_t AB, Combine, SpinParallel, SpinSerial, Spin0, Bump;
+  uint32_t Counter;
+  qdrt_module *M = nullptr;
+
+  Kernels() {
+    TM.addImage(QDRT_IMAGE_PTX, "sm_80", KernelsPtx, sizeof(KernelsPtx));
+    AB = TM.addKernel("ab",
+                      {{1, nullptr, 0, "setA"},
+                       {2, nullptr, 256, "setB"},
+                       {2, nullptr, 0, "incB"}},
+                      sizeof(TwoGroupArgs));
+    Combine = TM.addKernel("combine", {{0, nullptr, 0, "combine"}},
+                           sizeof(CombineArgs));
+    SpinParallel = TM.addKernel("spin_parallel",
+                                {{1, nullptr, 128, "spin0"},
+                                 {2, nullptr, 128, "spin1"}},
+                                sizeof(SpinArgs));
+    SpinSerial = TM.addKernel("spin_serial",
+                              {{0, nullptr, 128, "spin0"},
+                               {0, nullptr, 128, "spin1"}},
+                              sizeof(SpinArgs));
+    Spin0 = TM.addKernel("spin0", {{0, nullptr, 128, "spin0"}},
+                         sizeof(SpinArgs));
+    Bump = TM.addKernel("bump", {{0, nullptr, 0, "bump"}}, 0);
+    Counter = TM.addField("counter", nullptr, sizeof(int));
+    M = TM.registered();
+  }
+};
+
+class GpuRuntimeTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    qd::reset();
+    try {
+      qd::init(Arch::cuda);
+    } catch (const qd::Error &E) {
+      Unavailable = E.what();
+    }
+  }
+  static void TearDownTestSuite() { qd::reset(); }
+  void SetUp() override {
+    if (!Unavailable.empty())
+      GTEST_SKIP() << "no CUDA GPU: " << Unavailable;
+  }
+
+  static Kernels &kernels() {
+    static Kernels K;
+    return K;
+  }
+  static inline std::string Unavailable;
+};
+
+TEST_F(GpuRuntimeTest, RunsOnCuda) {
+  EXPECT_EQ(current_arch(), Arch::cuda);
+  std::printf("device: %s\n", current().device().describe().c_str());
+}
+
+TEST_F(GpuRuntimeTest, ForkJoinResultsElementByElement) {
+  constexpr int N = 1 << 20;
+  Kernels &K = kernels();
+  Ndarray<float, 1> A({N}), B({N}), C({N});
+  qd::Stream S = create_stream();
+  for (int Round = 0; Round < 3; ++Round) {
+    TwoGroupArgs AB{static_cast<float *>(A.data()),
+                    static_cast<float *>(B.data()), 2.0f + Round, 10.0f};
+    launch(K.M, K.AB, {N, N, N}, &AB, &S);
+    // Ordered after both groups by the join, on the same stream.
+    CombineArgs CA{static_cast<float *>(A.data()),
+                   static_cast<float *>(B.data()),
+                   static_cast<float *>(C.data())};
+    launch(K.M, K.Combine, {N}, &CA, &S);
+    S.synchronize();
+    std::vector<float> Out = C.to_vector();
+    for (int I = 0; I < N; ++I)
+      ASSERT_EQ(Out[I], 2.0f + Round + 11.0f) << "round " << Round << " at " << I;
+  }
+}
+
+TEST_F(GpuRuntimeTest, DefaultStreamLaunchAndSync) {
+  constexpr int N = 4096;
+  Kernels &K = kernels();
+  Ndarray<float, 1> A({N}), B({N});
+  TwoGroupArgs AB{static_cast<float *>(A.data()),
+                  static_cast<float *>(B.data()), 1.0f, 1.0f};
+  launch(K.M, K.AB, {N, N, N}, &AB);
+  qd::sync();
+  EXPECT_EQ(B.to_vector(), std::vector<float>(N, 2.0f));
+}
+
+TEST_F(GpuRuntimeTest, NoStreamOrEventCreatedAfterWarmUp) {
+  constexpr int N = 1024;
+  Kernels &K = kernels();
+  Ndarray<float, 1> A({N}), B({N});
+  qd::Stream S = create_stream();
+  TwoGroupArgs AB{static_cast<float *>(A.data()),
+                  static_cast<float *>(B.data()), 1.0f, 1.0f};
+  launch(K.M, K.AB, {N, N, N}, &AB, &S);
+  PoolStats Before = current().pool().stats();
+  for (int I = 0; I < 1000; ++I)
+    launch(K.M, K.AB, {N, N, N}, &AB, I % 2 ? &S : nullptr);
+  S.synchronize();
+  qd::sync();
+  PoolStats After = current().pool().stats();
+  EXPECT_EQ(After.StreamsCreated, Before.StreamsCreated);
+  EXPECT_EQ(After.EventsCreated, Before.EventsCreated);
+  EXPECT_EQ(After.Leases, Before.Leases + 1000);
+  std::printf("pool: %llu streams, %llu events created for %llu launches\n",
+              (unsigned long long)After.StreamsCreated,
+              (unsigned long long)After.EventsCreated,
+              (unsigned long long)After.Leases);
+}
+
+TEST_F(GpuRuntimeTest, EventsOrderStreamsAndTime) {
+  Kernels &K = kernels();
+  Ndarray<int, 1> Flags({2});
+  Flags.fill(0);
+  qd::Stream S1 = create_stream(), S2 = create_stream();
+  qd::Event Start = create_event({.timing = true});
+  qd::Event End = create_event({.timing = true});
+  qd::Event Done = create_event();
+  SpinArgs SA{static_cast<int *>(Flags.data()), 20.0f};
+  Start.record(S1);
+  launch(K.M, K.Spin0, {1}, &SA, &S1);
+  End.record(S1);
+  Done.record(S1);
+  EXPECT_FALSE(Done.query()); // 20 ms of spinning is still going on
+  Done.wait(S2); // S2 waits on the GPU, not the host
+  std::vector<int> Seen(2, -1);
+  Flags.copy_to_async(Seen.data(), Seen.size(), S2);
+  S2.synchronize();
+  EXPECT_EQ(Seen[0], 1); // the copy ran after the spin
+  Done.synchronize();
+  EXPECT_TRUE(Done.query());
+  float Ms = elapsed_ms(Start, End);
+  EXPECT_GT(Ms, 15.0f);
+  std::printf("timed spin: %.2f ms (asked for 20)\n", Ms);
+}
+
+TEST_F(GpuRuntimeTest, StreamParallelGroupsOverlap) {
+  Kernels &K = kernels();
+  Ndarray<int, 1> Flags({2});
+  qd::Stream S = create_stream();
+  qd::Event A = create_event({.timing = true}), B = create_event({.timing = true});
+  SpinArgs SA{static_cast<int *>(Flags.data()), 10.0f};
+  auto Time = [&](uint32_t Kernel) {
+    A.record(S);
+    launch(K.M, Kernel, {1, 1}, &SA, &S);
+    B.record(S);
+    B.synchronize();
+    return elapsed_ms(A, B);
+  };
+  Time(K.SpinParallel); // warm-up: module load, JIT
+  Time(K.SpinSerial);
+  float Parallel = Time(K.SpinParallel), Serial = Time(K.SpinSerial);
+  std::printf("two 10 ms single-block spins: stream_parallel %.2f ms, serial "
+              "%.2f ms, ratio %.3f\n",
+              Parallel, Serial, Parallel / Serial);
+  // A behavioural check, not a benchmark: serialized groups would take
+  // twice as long.
+  EXPECT_LT(Parallel, 0.75f * Serial);
+}
+
+TEST_F(GpuRuntimeTest, TwoExplicitStreamsOverlap) {
+  Kernels &K = kernels();
+  Ndarray<int, 1> Flags({2});
+  qd::Stream S1 = create_stream(), S2 = create_stream();
+  SpinArgs SA{static_cast<int *>(Flags.data()), 10.0f};
+  launch(K.M, K.Spin0, {1}, &SA, &S1); // warm-up
+  S1.synchronize();
+  auto Wall = [&](bool TwoStreams) {
+    auto T0 = std::chrono::steady_clock::now();
+    launch(K.M, K.Spin0, {1}, &SA, &S1);
+    launch(K.M, K.Spin0, {1}, &SA, TwoStreams ? &S2 : &S1);
+    S1.synchronize();
+    S2.synchronize();
+    return std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - T0)
+        .count();
+  };
+  double Same = Wall(false), Two = Wall(true);
+  std::printf("two 10 ms spins: one stream %.2f ms, two streams %.2f ms\n",
+              Same, Two);
+  EXPECT_LT(Two, 0.75 * Same);
+}
+
+TEST_F(GpuRuntimeTest, DestroyingAStreamWaitsForItsWork) {
+  Kernels &K = kernels();
+  Ndarray<int, 1> Flags({2});
+  Flags.fill(0);
+  {
+    qd::Stream S = create_stream();
+    SpinArgs SA{static_cast<int *>(Flags.data()), 20.0f};
+    launch(K.M, K.Spin0, {1}, &SA, &S);
+    S.destroy(); // still spinning when called
+    EXPECT_EQ(S.handle(), nullptr);
+  }
+  std::vector<int> Out(2);
+  Flags.copy_to_async(Out.data(), Out.size(), qd::Stream());
+  qd::sync();
+  EXPECT_EQ(Out[0], 1);
+}
+
+TEST_F(GpuRuntimeTest, FieldsAndArgumentlessKernels) {
+  Kernels &K = kernels();
+  void *Counter = nullptr;
+  qd::detail::check(qdrt_field_address(K.M, K.Counter, &Counter));
+  ASSERT_NE(Counter, nullptr);
+  int Zero = 0;
+  qd::detail::copy_to_device(Counter, &Zero, sizeof(int), nullptr, true);
+  launch(K.M, K.Bump, {100000});
+  int Value = 0;
+  qd::detail::copy_to_host(&Value, Counter, sizeof(int), nullptr, true);
+  EXPECT_EQ(Value, 100000);
+}
+
+TEST_F(GpuRuntimeTest, BadPtxIsAnErrorWithTheJitLog) {
+  static const char Bad[] = ".version 8.0\n.target sm_80\n.address_size 64\n"
+                            ".visible .entry broken() { bogus; }\n";
+  TestModule TM("broken");
+  TM.addImage(QDRT_IMAGE_PTX, "sm_80", Bad, sizeof(Bad));
+  uint32_t Kernel = TM.addKernel("broken", {{0, nullptr, 0, "broken"}});
+  qdrt_module *M = TM.registered();
+  uint64_t One = 1;
+  ASSERT_EQ(qdrt_launch(M, Kernel, nullptr, &One, nullptr), QDRT_ERROR);
+  std::string Msg = qdrt_last_error();
+  EXPECT_NE(Msg.find("cuModuleLoadDataEx"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("module 'broken'"), std::string::npos) << Msg;
+  std::printf("load error: %s\n", Msg.c_str());
+  // The runtime keeps working.
+  EXPECT_NO_THROW(launch(kernels().M, kernels().Bump, {1}));
+}
+
+TEST_F(GpuRuntimeTest, EightHostThreadsOnTheirOwnStreams) {
+  constexpr int N = 1 << 16, Rounds = 50;
+  Kernels &K = kernels();
+  std::atomic<int> Failures{0};
+  std::vector<std::thread> Threads;
+  for (int T = 0; T < 8; ++T)
+    Threads.emplace_back([&, T] {
+      try {
+        qd::Stream S = create_stream();
+        Ndarray<float, 1> A({N}), B({N}), C({N});
+        for (int R = 0; R < Rounds; ++R) {
+          TwoGroupArgs AB{static_cast<float *>(A.data()),
+                          static_cast<float *>(B.data()), float(T), float(R)};
+          launch(K.M, K.AB, {N, N, N}, &AB, &S);
+          CombineArgs CA{static_cast<float *>(A.data()),
+                         static_cast<float *>(B.data()),
+                         static_cast<float *>(C.data())};
+          launch(K.M, K.Combine, {N}, &CA, &S);
+        }
+        S.synchronize();
+        std::vector<float> Out = C.to_vector();
+        for (int I = 0; I < N; ++I)
+          if (Out[I] != float(T) + float(Rounds - 1) + 1.0f) {
+            ++Failures;
+            break;
+          }
+      } catch (const qd::Error &E) {
+        std::printf("thread %d: %s\n", T, E.what());
+        ++Failures;
+      }
+    });
+  for (std::thread &T : Threads)
+    T.join();
+  EXPECT_EQ(Failures.load(), 0);
+}
+
+} // namespace
