@@ -27,10 +27,10 @@ DynamicLibrary::DynamicLibrary(std::initializer_list<const char *> Names) {
   throw qd::Error(Tried + " not found: " + Why);
 }
 
-DynamicLibrary::~DynamicLibrary() {
-  if (Library)
-    dlclose(Library);
-}
+// Vendor drivers start threads and register exit handlers of their own;
+// unloading one while the process lives on crashes it at exit. The library
+// stays loaded for the life of the process, as the CUDA runtime does.
+DynamicLibrary::~DynamicLibrary() = default;
 
 void *DynamicLibrary::symbol(const char *Symbol) const {
   void *Address = dlsym(Library, Symbol);

@@ -17,6 +17,7 @@ public:
   /// Opens the first of Names that loads; throws qd::Error naming them all
   /// and the loader's message otherwise.
   explicit DynamicLibrary(std::initializer_list<const char *> Names);
+  /// Leaves the library loaded (see DynamicLibrary.cpp).
   ~DynamicLibrary();
   DynamicLibrary(const DynamicLibrary &) = delete;
   DynamicLibrary &operator=(const DynamicLibrary &) = delete;

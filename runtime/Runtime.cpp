@@ -60,9 +60,9 @@ void Runtime::deallocate(void *P) {
 
 LoadedModule &Runtime::load(qdrt_module &M) {
   std::lock_guard<std::mutex> Lock(ModulesMutex);
-  std::unique_ptr<LoadedModule> &Slot = Modules[&M];
-  if (Slot)
-    return *Slot;
+  auto Found = Modules.find(&M);
+  if (Found != Modules.end())
+    return *Found->second;
   const qdrt_module_desc &Desc = *M.Desc;
   auto LM = std::make_unique<LoadedModule>();
   LM->Native = D->loadModule(Desc);
@@ -77,11 +77,10 @@ LoadedModule &Runtime::load(qdrt_module &M) {
       D->unloadModule(LM->Native);
     } catch (const qd::Error &) {
     }
-    Modules.erase(&M);
     throw;
   }
-  Slot = std::move(LM);
-  return *Slot;
+  // Only a module that loaded completely is remembered.
+  return *Modules.emplace(&M, std::move(LM)).first->second;
 }
 
 namespace {

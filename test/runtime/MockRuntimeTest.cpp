@@ -277,6 +277,19 @@ TEST_F(MockRuntimeTest, ResetReleasesEverything) {
   EXPECT_TRUE(calls().empty());
 }
 
+TEST_F(MockRuntimeTest, AModuleThatFailedToLoadIsNotKept) {
+  TestModule TM("unloadable");
+  uint32_t K = TM.addKernel("k", groups({0}));
+  qdrt_module *M = TM.registered();
+  State->FailAt = State->CallCount + 1; // the loadModule call
+  EXPECT_EQ(qdrt_launch(M, K, nullptr, std::vector<uint64_t>{1}.data(),
+                        nullptr),
+            QDRT_ERROR);
+  EXPECT_EQ(State->FailedCall, "loadModule unloadable");
+  qd::reset(); // nothing to unload, nothing to crash on
+  EXPECT_EQ(State->liveObjects(), 0);
+}
+
 /// One scenario touching every kind of driver call.
 void scenario(qdrt_module *M, uint32_t K) {
   qd::Stream S = qd::create_stream();
