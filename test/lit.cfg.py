@@ -21,6 +21,9 @@ config.environment.pop("TERM", None)
 config.substitutions.append(("%qdc", os.path.join(config.qdc_tools_dir, "qdc")))
 config.substitutions.append(("%clangxx", config.clang_executable + "++"))
 config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(
+    ("%libqdrt", os.path.join(config.qdc_obj_root, "lib", "libqdrt.so"))
+)
 # The prelude as users include it: `-I %qd_include` then `#include <qd/qd.h>`.
 config.substitutions.append(
     ("%qd_include", os.path.join(config.qdc_src_root, "include"))
