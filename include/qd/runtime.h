@@ -10,6 +10,8 @@
 #ifndef QD_RUNTIME_H
 #define QD_RUNTIME_H
 
+#include "qd/abi.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -245,6 +247,53 @@ private:
   std::array<int64_t, Dims> shape_{};
   void *data_ = nullptr;
   uint64_t generation_ = 0;
+};
+
+/// The host's handle on a module-level field of a qdc-generated module:
+/// `compute::a.to_vector()`, `compute::a.fill(0)`. Copies are ordered on
+/// the default stream (or the given one for the async forms).
+template <typename T, int64_t... Dims> class Field {
+public:
+  using ModuleFn = qdrt_module *(*)();
+  constexpr Field(ModuleFn module, uint32_t index)
+      : module_(module), index_(index) {}
+
+  static constexpr int rank = sizeof...(Dims);
+  static constexpr int64_t shape(int d) {
+    constexpr int64_t dims[] = {Dims...};
+    return dims[d];
+  }
+  static constexpr size_t size() { return size_t((Dims * ... * int64_t(1))); }
+  static constexpr size_t bytes() { return size() * sizeof(T); }
+
+  /// The field's address on the current device (host address on CPU).
+  void *data() const {
+    void *p = nullptr;
+    detail::check(qdrt_field_address(module_(), index_, &p));
+    return p;
+  }
+  std::vector<T> to_vector() const {
+    std::vector<T> out(size());
+    detail::copy_to_host(out.data(), data(), bytes(), nullptr, true);
+    return out;
+  }
+  void copy_from(const std::vector<T> &values) {
+    if (values.size() != size())
+      throw Error("qd::Field: " + std::to_string(values.size()) +
+                  " values for a field of " + std::to_string(size()));
+    detail::copy_to_device(data(), values.data(), bytes(), nullptr, true);
+  }
+  void fill(const T &value) { copy_from(std::vector<T>(size(), value)); }
+  void copy_from_async(const T *values, const Stream &s) {
+    detail::copy_to_device(data(), values, bytes(), s.handle(), false);
+  }
+  void copy_to_async(T *out, const Stream &s) const {
+    detail::copy_to_host(out, data(), bytes(), s.handle(), false);
+  }
+
+private:
+  ModuleFn module_;
+  uint32_t index_;
 };
 
 } // namespace qd

@@ -9,12 +9,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "qdc/Driver/Driver.h"
+#include "qdc/CodeGen/Compiler.h"
+#include "qdc/CodeGen/SourceGen.h"
 #include "qdc/Driver/Options.h"
 #include "qdc/Frontend/Frontend.h"
 #include "qdc/KIR/Printer.h"
 #include "qdc/KIR/Verifier.h"
 #include "qdc/Transforms/Passes.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -57,14 +60,123 @@ static llvm::Error checkInput(llvm::StringRef Path) {
   return llvm::Error::success();
 }
 
-static void emit(const DriverOptions &Opts, const kir::Module &M,
-                 llvm::raw_ostream &OS) {
-  if (Opts.Emit == EmitKind::KIR)
-    kir::printModule(M, OS);
-  else if (Opts.PlanAsDot)
-    kir::printStreamPlanDot(M, OS);
-  else
-    kir::printStreamPlan(M, OS);
+/// Writes Text to Path ("-": standard output) atomically.
+static int writeText(const std::string &Path, llvm::StringRef Text) {
+  if (llvm::Error E = llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
+        OS << Text;
+        return llvm::Error::success();
+      }))
+    return fail("cannot write '" + Path + "': " + llvm::toString(std::move(E)));
+  return 0;
+}
+
+/// The file name without its last extension: "dir/streams.qd" -> "streams".
+static std::string getStem(llvm::StringRef Input) {
+  return llvm::sys::path::stem(Input).str();
+}
+
+/// The stem made into a C++ identifier.
+static std::string getNamespace(const DriverOptions &Opts) {
+  if (!Opts.Namespace.empty())
+    return Opts.Namespace;
+  std::string NS = getStem(Opts.InputFile);
+  for (char &C : NS)
+    if (!llvm::isAlnum(C))
+      C = '_';
+  if (NS.empty() || llvm::isDigit(NS[0]))
+    NS = "_" + NS;
+  return NS;
+}
+
+/// Code generation needs each kernel spelled in the .qd file itself.
+static bool checkKernelsRewritable(const kir::Module &M, DiagEngine &Diags) {
+  bool OK = true;
+  for (const kir::Kernel &K : M.Kernels) {
+    bool Valid = K.Range.isValid();
+    for (const kir::Task &T : K.Tasks)
+      for (unsigned Id : T.StmtIds)
+        if (const kir::Stmt *S = K.findStmt(Id))
+          Valid = Valid && S->Range.isValid() &&
+                  (S->Kind != kir::StmtKind::Loop || S->LoopBody.isValid());
+    if (!Valid) {
+      Diags.report(DiagID::err_kernel_not_rewritable, K.Loc) << K.Name;
+      OK = false;
+    }
+  }
+  return OK;
+}
+
+static int generate(const DriverOptions &Opts, const kir::Module &M,
+                    const std::string &PreludeDir) {
+  SourceGenOptions SG;
+  SG.InputPath = Opts.InputFile;
+  SG.Namespace = getNamespace(Opts);
+  CompileOptions CO;
+  CO.InputPath = Opts.InputFile;
+  CO.IncludeDir = PreludeDir;
+  CO.IncludeDirs = Opts.IncludeDirs;
+  CO.Defines = Opts.Defines;
+  CO.Std = Opts.Std;
+  CO.OptLevel = Opts.OptLevel;
+  CO.DebugInfo = Opts.DebugInfo;
+  CO.Verbose = Opts.Verbose;
+  CO.Libdevice = findLibdevice();
+  std::string Output = Opts.OutputFile.empty() ? "-" : Opts.OutputFile;
+
+  switch (Opts.Emit) {
+  case EmitKind::DeviceSource:
+    return writeText(Output, generateCudaSource(M, SG));
+  case EmitKind::Header:
+    return writeText(Output, generateHeader(M, SG));
+  default:
+    break;
+  }
+
+  std::vector<DeviceImage> Images;
+  std::string Cuda = generateCudaSource(M, SG);
+  for (const std::string &Arch : Opts.OffloadArchs) {
+    llvm::Expected<std::string> Ptx = compileCudaToPtx(Cuda, Arch, CO);
+    if (!Ptx)
+      return fail(llvm::toString(Ptx.takeError()));
+    Images.push_back({DeviceImage::PTX, Arch, std::move(*Ptx)});
+  }
+  if (Opts.Emit == EmitKind::PTX) {
+    std::string All;
+    for (const DeviceImage &I : Images)
+      All += (Images.size() > 1 ? "// " + I.Arch + "\n" : "") + I.Data;
+    return writeText(Output, All);
+  }
+  std::string Host = generateHostSource(M, SG, Images);
+  if (Opts.Emit == EmitKind::LauncherSource)
+    return writeText(Output, Host);
+
+  // The object and the header, each replaced atomically.
+  std::string Object = Opts.OutputFile.empty()
+                           ? getStem(Opts.InputFile) + ".o"
+                           : Opts.OutputFile;
+  std::string Header = Opts.HeaderFile;
+  if (Header.empty()) {
+    llvm::SmallString<256> Path(llvm::sys::path::parent_path(Object));
+    llvm::sys::path::append(Path, getStem(Opts.InputFile) + ".qd.h");
+    Header = std::string(Path);
+  }
+  llvm::SmallString<256> Temp;
+  if (std::error_code EC =
+          llvm::sys::fs::createUniqueFile(Object + ".tmp%%%%%%", Temp))
+    return fail("cannot write '" + Object + "': " + EC.message());
+  if (llvm::Error E = compileHostObject(Host, std::string(Temp), CO)) {
+    llvm::sys::fs::remove(Temp);
+    return fail(llvm::toString(std::move(E)));
+  }
+  if (int RC = writeText(Header, generateHeader(M, SG))) {
+    llvm::sys::fs::remove(Temp);
+    return RC;
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(Temp, Object)) {
+    llvm::sys::fs::remove(Temp);
+    return fail("cannot write '" + Object + "': " + EC.message());
+  }
+  return 0;
 }
 
 int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
@@ -90,9 +202,6 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
     return fail("no input file");
   if (llvm::Error E = checkInput(Opts.InputFile))
     return fail(llvm::toString(std::move(E)));
-  if (!Opts.SyntaxOnly && Opts.Emit == EmitKind::Object)
-    return fail("object emission is not available yet; use -fsyntax-only, "
-                "--emit=kir or --emit=stream-plan");
 
   FrontendOptions FOpts;
   FOpts.InputFile = Opts.InputFile;
@@ -117,12 +226,19 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
   if (Opts.SyntaxOnly)
     return 0;
 
-  std::string Output = Opts.OutputFile.empty() ? "-" : Opts.OutputFile;
-  if (llvm::Error E = llvm::writeToOutput(Output, [&](llvm::raw_ostream &OS) {
-        emit(Opts, *M, OS);
-        return llvm::Error::success();
-      }))
-    return fail("cannot write '" + Output +
-                "': " + llvm::toString(std::move(E)));
-  return 0;
+  if (Opts.Emit == EmitKind::KIR || Opts.Emit == EmitKind::StreamPlan) {
+    std::string Text;
+    llvm::raw_string_ostream OS(Text);
+    if (Opts.Emit == EmitKind::KIR)
+      kir::printModule(*M, OS);
+    else if (Opts.PlanAsDot)
+      kir::printStreamPlanDot(*M, OS);
+    else
+      kir::printStreamPlan(*M, OS);
+    return writeText(Opts.OutputFile.empty() ? "-" : Opts.OutputFile,
+                     OS.str());
+  }
+  if (!checkKernelsRewritable(*M, Session.getDiags()))
+    return 1;
+  return generate(Opts, *M, PreludeDir);
 }

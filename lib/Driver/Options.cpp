@@ -10,6 +10,7 @@
 #include "qdc/Transforms/Passes.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/StringSaver.h"
@@ -55,6 +56,8 @@ struct Parser {
   std::vector<std::string> Inputs;
   std::string Emit;
   std::string PlanFormat = "text";
+  std::string OptLevel = "3";
+  std::vector<std::string> Archs;
   bool ShowVersion = false;
 
   Parser() {
@@ -67,11 +70,33 @@ struct Parser {
     App.add_option("-o", Opts.OutputFile,
                    "Write the output to <file> (`-` for standard output)")
         ->type_name("<file>");
+    App.add_option("-H", Opts.HeaderFile,
+                   "Write the header to <file> (default: <stem>.qd.h beside "
+                   "the object)")
+        ->type_name("<file>");
+    App.add_option("--namespace", Opts.Namespace,
+                   "Namespace of the generated header (default: the file's "
+                   "stem)")
+        ->type_name("<name>");
     App.add_option("--emit", Emit,
-                   "What to produce: kir (the kernel IR) or stream-plan "
-                   "(groups, tasks, fork and join per kernel)")
+                   "What to produce: obj (default: object and header), "
+                   "header, kir (the kernel IR), stream-plan (groups, tasks, "
+                   "fork and join per kernel), device-src, launcher-src, ptx")
         ->type_name("<kind>")
-        ->check(CLI::IsMember({"kir", "stream-plan"}));
+        ->check(CLI::IsMember({"obj", "header", "kir", "stream-plan",
+                               "device-src", "launcher-src", "ptx"}));
+    App.add_option("--offload-arch", Archs,
+                   "GPU architectures to compile for, comma-separated "
+                   "(default: sm_80, whose PTX the driver compiles for any "
+                   "newer NVIDIA GPU)")
+        ->type_name("<arch,...>")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    App.add_option("-O", OptLevel, "Optimization level of the generated code "
+                                   "(0-3, default 3)")
+        ->type_name("<level>")
+        ->check(CLI::IsMember({"0", "1", "2", "3"}));
+    App.add_flag("-g", Opts.DebugInfo, "Line information in the generated code");
     App.add_option("--plan-format", PlanFormat,
                    "Format of --emit=stream-plan: text or dot (Graphviz)")
         ->type_name("<format>")
@@ -155,10 +180,28 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
                      "' and '" + P.Inputs[1] + "'");
   if (!P.Inputs.empty())
     P.Opts.InputFile = P.Inputs[0];
-  if (P.Emit == "kir")
-    P.Opts.Emit = EmitKind::KIR;
-  else if (P.Emit == "stream-plan")
-    P.Opts.Emit = EmitKind::StreamPlan;
+  P.Opts.Emit = llvm::StringSwitch<EmitKind>(P.Emit)
+                    .Case("header", EmitKind::Header)
+                    .Case("kir", EmitKind::KIR)
+                    .Case("stream-plan", EmitKind::StreamPlan)
+                    .Case("device-src", EmitKind::DeviceSource)
+                    .Case("launcher-src", EmitKind::LauncherSource)
+                    .Case("ptx", EmitKind::PTX)
+                    .Default(EmitKind::Object);
+  P.Opts.OptLevel = static_cast<unsigned>(std::stoi(P.OptLevel));
+  if (!P.Archs.empty())
+    P.Opts.OffloadArchs = P.Archs;
+  for (const std::string &Arch : P.Opts.OffloadArchs) {
+    llvm::StringRef A(Arch);
+    unsigned Sm = 0;
+    if (A.starts_with("gfx"))
+      return makeError("--offload-arch=" + Arch +
+                       ": AMD GPU code generation is not available yet");
+    if (!A.starts_with("sm_") || A.drop_front(3).getAsInteger(10, Sm) ||
+        Sm < 50)
+      return makeError("--offload-arch=" + Arch +
+                       ": not an NVIDIA GPU architecture (sm_50 or newer)");
+  }
   P.Opts.PlanAsDot = P.PlanFormat == "dot";
   if (!P.Opts.StopAfter.empty() && !findPass(P.Opts.StopAfter))
     return makeError("unknown pass '" + P.Opts.StopAfter +

@@ -15,6 +15,7 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/Mangle.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -162,8 +163,15 @@ public:
     return Loc;
   }
 
-  unsigned getOffset(clang::SourceLocation L) {
-    return SM.getFileOffset(SM.getExpansionLoc(L));
+  /// The main-file bytes from the first token of R to the end of its last
+  /// token; invalid unless both ends are spelled in the main file.
+  kir::TextRange getRange(clang::SourceRange R) {
+    clang::CharSourceRange C = clang::Lexer::makeFileCharRange(
+        clang::CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts());
+    if (C.isInvalid() || !SM.isWrittenInMainFile(C.getBegin()) ||
+        !SM.isWrittenInMainFile(C.getEnd()))
+      return {};
+    return {SM.getFileOffset(C.getBegin()), SM.getFileOffset(C.getEnd())};
   }
 
   /// The expression as the user wrote it.
@@ -210,6 +218,7 @@ public:
   kir::Kernel build() {
     K.Name = FD->getNameAsString();
     K.Loc = Src.getLoc(FD->getLocation());
+    K.Range = Src.getRange(FD->getSourceRange());
     clang::QualType RT = FD->getReturnType();
     K.ReturnsVoid = RT->isVoidType();
     K.ReturnType = RT.getAsString(Ctx.getPrintingPolicy());
@@ -261,8 +270,8 @@ private:
     Out.Kind = Kind;
     Out.Id = NextId++;
     Out.Loc = Src.getLoc(S->getBeginLoc());
-    Out.BeginOffset = Src.getOffset(S->getBeginLoc());
-    Out.EndOffset = Src.getOffset(S->getEndLoc());
+    Out.Range = Src.getRange(S->getSourceRange());
+    Out.Parent = CurrentBlock;
     return Out;
   }
 
@@ -280,7 +289,10 @@ private:
         continue;
       if (isStreamParallelBlock(S)) {
         kir::Stmt Block = makeStmt(S, kir::StmtKind::Block);
+        unsigned Outer = CurrentBlock;
+        CurrentBlock = Block.Id;
         buildList(cast<clang::IfStmt>(S)->getThen(), Block.Body);
+        CurrentBlock = Outer;
         Out.push_back(std::move(Block));
         continue;
       }
@@ -321,9 +333,18 @@ private:
   //--- Loops -----------------------------------------------------------===//
 
   bool buildLoop(const clang::Stmt *S, kir::Stmt &Out) {
-    if (const auto *FR = dyn_cast<clang::CXXForRangeStmt>(S))
-      return buildRangeLoop(FR, Out);
-    return buildCanonicalLoop(cast<clang::ForStmt>(S), Out);
+    const clang::Stmt *Body;
+    bool OK;
+    if (const auto *FR = dyn_cast<clang::CXXForRangeStmt>(S)) {
+      OK = buildRangeLoop(FR, Out);
+      Body = FR->getBody();
+    } else {
+      OK = buildCanonicalLoop(cast<clang::ForStmt>(S), Out);
+      Body = cast<clang::ForStmt>(S)->getBody();
+    }
+    if (OK)
+      Out.LoopBody = Src.getRange(Body->getSourceRange());
+    return OK;
   }
 
   bool buildRangeLoop(const clang::CXXForRangeStmt *FR, kir::Stmt &Out) {
@@ -334,6 +355,7 @@ private:
       if (isa<clang::DecompositionDecl>(LV))
         return false;
       Out.Form = kir::LoopForm::Range;
+      Out.IndexType = getTypeSpelling(LV->getType());
       Out.IndexVars.push_back(LV->getNameAsString());
       kir::Extent E;
       if (Call->getNumArgs() == 1) {
@@ -355,6 +377,7 @@ private:
           Call->getNumArgs() == 0)
         return false;
       Out.Form = kir::LoopForm::NdRange;
+      Out.IndexType = "int64_t";
       for (const clang::BindingDecl *B : DD->bindings())
         Out.IndexVars.push_back(B->getNameAsString());
       for (const clang::Expr *Arg : Call->arguments())
@@ -395,10 +418,17 @@ private:
     if (!StepOne)
       return false;
     Out.Form = kir::LoopForm::Canonical;
+    Out.IndexType = getTypeSpelling(V->getType());
     Out.IndexVars.push_back(V->getNameAsString());
     Out.Extents.push_back(
         {Src.getBound(V->getInit()), Src.getBound(Cond->getRHS())});
     return true;
+  }
+
+  std::string getTypeSpelling(clang::QualType T) const {
+    clang::PrintingPolicy P = Ctx.getPrintingPolicy();
+    P.SuppressTagKeyword = true;
+    return T.getUnqualifiedType().getAsString(P);
   }
 
   //--- loop_config -----------------------------------------------------===//
@@ -604,6 +634,7 @@ private:
   const clang::FunctionDecl *FD;
   kir::Kernel K;
   unsigned NextId = 0;
+  unsigned CurrentBlock = kir::Stmt::NoParent;
   llvm::MapVector<const clang::VarDecl *, LocalInfo> Locals;
   std::vector<std::tuple<const clang::VarDecl *, unsigned, SourceLoc>> Uses;
   llvm::DenseSet<std::pair<const clang::VarDecl *, unsigned>> SeenUses;
@@ -670,8 +701,15 @@ public:
     }
     kir::Field F;
     F.Name = V->getQualifiedNameAsString();
+    F.Symbol = getMangledName(V);
     F.Elem = *Elem;
     F.Loc = std::move(Loc);
+    F.Decl = Src.getRange(V->getSourceRange());
+    // `qd::field<float, N> a, b;`: every declarator shares the first one's
+    // start, where a storage qualifier goes.
+    if (F.Decl.isValid())
+      F.Decl.Begin = SM.getFileOffset(
+          SM.getExpansionLoc(V->getOuterLocStart()));
     for (const clang::TemplateArgument &Dim : Args[1].pack_elements())
       F.Shape.push_back(Dim.getAsIntegral().getExtValue());
     M.Fields.push_back(std::move(F));
@@ -679,6 +717,17 @@ public:
   }
 
 private:
+  std::string getMangledName(const clang::VarDecl *V) {
+    if (!Mangler)
+      Mangler.reset(Ctx.createMangleContext());
+    if (!Mangler->shouldMangleDeclName(V))
+      return V->getName().str();
+    std::string Name;
+    llvm::raw_string_ostream OS(Name);
+    Mangler->mangleName(clang::GlobalDecl(V), OS);
+    return OS.str();
+  }
+
   bool isInPrelude(const clang::Decl *D) const {
     return SM.isInSystemHeader(D->getLocation());
   }
@@ -703,6 +752,7 @@ private:
   SourceInfo Src;
   DiagEngine &Diags;
   kir::Module M;
+  std::unique_ptr<clang::MangleContext> Mangler;
 };
 
 } // namespace
@@ -715,5 +765,6 @@ kir::Module qdc::buildModule(clang::ASTContext &Ctx, DiagEngine &Diags) {
   if (clang::OptionalFileEntryRef FE =
           SM.getFileEntryRefForID(SM.getMainFileID()))
     M.SourceFile = llvm::sys::path::filename(FE->getName()).str();
+  M.Source = SM.getBufferData(SM.getMainFileID()).str();
   return M;
 }

@@ -30,6 +30,42 @@ llvm::StringRef qdc::kir::getScalarTypeName(ScalarType T) {
   llvm_unreachable("unknown ScalarType");
 }
 
+llvm::StringRef qdc::kir::getScalarTypeSpelling(ScalarType T) {
+  switch (T) {
+  case ScalarType::Bool:
+    return "bool";
+  case ScalarType::I32:
+    return "int32_t";
+  case ScalarType::I64:
+    return "int64_t";
+  case ScalarType::U32:
+    return "uint32_t";
+  case ScalarType::U64:
+    return "uint64_t";
+  case ScalarType::F32:
+    return "float";
+  case ScalarType::F64:
+    return "double";
+  }
+  llvm_unreachable("unknown ScalarType");
+}
+
+unsigned qdc::kir::getScalarTypeSize(ScalarType T) {
+  switch (T) {
+  case ScalarType::Bool:
+    return 1;
+  case ScalarType::I32:
+  case ScalarType::U32:
+  case ScalarType::F32:
+    return 4;
+  case ScalarType::I64:
+  case ScalarType::U64:
+  case ScalarType::F64:
+    return 8;
+  }
+  llvm_unreachable("unknown ScalarType");
+}
+
 llvm::StringRef qdc::kir::getTaskKindName(TaskKind K) {
   switch (K) {
   case TaskKind::Range:

@@ -67,6 +67,7 @@ private:
     T.Kind = S.Form == LoopForm::NdRange ? TaskKind::NdRange : TaskKind::Range;
     T.Group = Group;
     T.BlockDim = S.BlockDim;
+    T.IndexType = S.IndexType;
     T.IndexVars = S.IndexVars;
     T.Extents = S.Extents;
     T.StmtIds.push_back(S.Id);

@@ -19,11 +19,24 @@
 
 namespace qdc {
 
-enum class EmitKind { Object, KIR, StreamPlan };
+enum class EmitKind {
+  Object,
+  Header,
+  KIR,
+  StreamPlan,
+  DeviceSource,
+  LauncherSource,
+  PTX
+};
 
 struct DriverOptions {
   std::string InputFile;
   std::string OutputFile; ///< empty: the default for the emit kind
+  std::string HeaderFile; ///< -H; empty: <stem>.qd.h beside the object
+  std::string Namespace;  ///< empty: the file's stem
+  std::vector<std::string> OffloadArchs = {"sm_80"};
+  unsigned OptLevel = 3;
+  bool DebugInfo = false;
   std::vector<std::string> IncludeDirs;
   std::vector<std::string> Defines;
   std::string Std = "c++20";

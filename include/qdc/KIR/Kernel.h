@@ -31,6 +31,10 @@ enum class ScalarType { Bool, I32, I64, U32, U64, F32, F64 };
 
 /// "bool", "i32", "i64", "u32", "u64", "f32" or "f64".
 llvm::StringRef getScalarTypeName(ScalarType T);
+/// The C++ spelling: "bool", "int32_t", ..., "double".
+llvm::StringRef getScalarTypeSpelling(ScalarType T);
+/// Size in bytes.
+unsigned getScalarTypeSize(ScalarType T);
 
 enum class ParamKind {
   Scalar,     ///< passed by value
@@ -52,6 +56,15 @@ struct Param {
 struct Bound {
   std::string Text;
   std::optional<int64_t> Value;
+};
+
+/// Bytes [Begin, End) of the module's main file; what code generation copies
+/// or replaces. Invalid when the construct is not spelled in the main file
+/// (it comes from a macro or another file).
+struct TextRange {
+  unsigned Begin = 0;
+  unsigned End = 0;
+  bool isValid() const { return End > Begin; }
 };
 
 /// The half-open interval [Begin, End) of one loop dimension.
@@ -87,12 +100,16 @@ struct Stmt {
   /// by it.
   unsigned Id = 0;
   SourceLoc Loc;
-  /// Byte offsets of the statement in its file, [BeginOffset, EndOffset).
-  unsigned BeginOffset = 0;
-  unsigned EndOffset = 0;
+  /// The statement's text (without the `;` of an expression statement).
+  TextRange Range;
+  /// Id of the enclosing block, or NoParent at the kernel's top level.
+  unsigned Parent = NoParent;
+  static constexpr unsigned NoParent = ~0u;
 
   // Loop.
   LoopForm Form = LoopForm::Range;
+  TextRange LoopBody;    ///< the loop body's text
+  std::string IndexType; ///< the index variable's type, e.g. "int"
   llvm::SmallVector<std::string, 2> IndexVars;
   llvm::SmallVector<Extent, 2> Extents;
   unsigned BlockDim = 0; ///< 0: the backend's default
@@ -130,6 +147,7 @@ struct Task {
   TaskKind Kind = TaskKind::Serial;
   unsigned Group = 0; ///< 0: runs on the launch stream
   unsigned BlockDim = 0;
+  std::string IndexType; ///< of a range task's index variable
   llvm::SmallVector<std::string, 2> IndexVars;
   llvm::SmallVector<Extent, 2> Extents;
   llvm::SmallVector<unsigned, 2> StmtIds; ///< the statements it runs, in order
@@ -139,6 +157,8 @@ struct Task {
 struct Kernel {
   std::string Name;
   SourceLoc Loc;
+  /// From the return type to the closing brace of the body.
+  TextRange Range;
   std::string ReturnType = "void";
   bool ReturnsVoid = true;
   std::vector<Param> Params;
@@ -167,13 +187,18 @@ struct Function {
 /// A module-level qd::field<T, Dims...>.
 struct Field {
   std::string Name;
+  std::string Symbol; ///< the linker name of the global
   ScalarType Elem = ScalarType::F32;
   llvm::SmallVector<int64_t, 3> Shape;
   SourceLoc Loc;
+  /// The declaration (all declarators); storage qualifiers go before it.
+  TextRange Decl;
 };
 
 struct Module {
   std::string SourceFile;
+  /// The main file's text; TextRanges index into it.
+  std::string Source;
   std::vector<Field> Fields;
   std::vector<Function> Functions;
   std::vector<Kernel> Kernels;

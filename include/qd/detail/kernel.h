@@ -1,0 +1,120 @@
+//===- qd/detail/kernel.h - Kernel-side types for generated code -*- C++ -*-===//
+//
+// Part of qdc. What the kernel vocabulary of <qd/qd.h> becomes in the code
+// qdc generates, shared by every target. A target prelude defines
+// QD_DEVICE_FN (how functions are qualified) and the QD_MATH_* hooks, then
+// includes this file. Not for users: include <qd/qd.h> in .qd files.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QD_DETAIL_KERNEL_H
+#define QD_DETAIL_KERNEL_H
+
+#ifndef QD_DEVICE_FN
+#error "include a target prelude, not qd/detail/kernel.h"
+#endif
+
+// A .qd file's own `#include <qd/qd.h>` is satisfied by this prelude.
+#define QD_QD_H
+#define QD_KERNEL
+#define QD_STREAM_PARALLEL
+#define QD_FUNC QD_DEVICE_FN
+
+namespace qd {
+
+/// A module-level field: the storage itself. On GPUs the generated code
+/// makes the variable a device global; on the CPU it is a host global.
+template <typename T, int64_t... Dims> struct field {
+  static constexpr int rank = sizeof...(Dims);
+  static constexpr int64_t size = (Dims * ... * int64_t(1));
+  T data[size];
+
+  static constexpr QD_DEVICE_FN int64_t shape(int d) {
+    constexpr int64_t dims[] = {Dims...};
+    return dims[d];
+  }
+  QD_DEVICE_FN T &operator[](int64_t i) { return data[i]; }
+  template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) {
+    static_assert(sizeof...(Is) == sizeof...(Dims),
+                  "a field is indexed with one index per dimension");
+    const int64_t idx[] = {int64_t(is)...};
+    constexpr int64_t dims[] = {Dims...};
+    int64_t flat = 0;
+    for (int d = 0; d < rank; ++d)
+      flat = flat * dims[d] + idx[d];
+    return data[flat];
+  }
+};
+
+/// An ndarray argument: a pointer and a shape, row-major. The launcher
+/// fills it from a host qd::Ndarray.
+template <typename T, int Dims> struct ndarray {
+  T *ptr;
+  int64_t extent[Dims];
+
+  QD_DEVICE_FN int64_t shape(int d) const { return extent[d]; }
+  QD_DEVICE_FN T &operator[](int64_t i) const { return ptr[i]; }
+  template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) const {
+    static_assert(sizeof...(Is) == Dims,
+                  "an ndarray is indexed with one index per dimension");
+    const int64_t idx[] = {int64_t(is)...};
+    int64_t flat = 0;
+    for (int d = 0; d < Dims; ++d)
+      flat = flat * extent[d] + idx[d];
+    return ptr[flat];
+  }
+};
+
+template <typename T> QD_DEVICE_FN T abs(T x) { return x < T(0) ? -x : x; }
+template <typename T> QD_DEVICE_FN T min(T a, T b) { return b < a ? b : a; }
+template <typename T> QD_DEVICE_FN T max(T a, T b) { return a < b ? b : a; }
+
+QD_DEVICE_FN inline float sqrt(float x) { return __builtin_sqrtf(x); }
+QD_DEVICE_FN inline double sqrt(double x) { return __builtin_sqrt(x); }
+QD_DEVICE_FN inline float floor(float x) { return __builtin_floorf(x); }
+QD_DEVICE_FN inline double floor(double x) { return __builtin_floor(x); }
+
+#define QD_UNARY_MATH_(name)                                                   \
+  QD_DEVICE_FN inline float name(float x) QD_MATH_ATTR_(name) {               \
+    return QD_MATH_F32_(name)(x);                                              \
+  }                                                                            \
+  QD_DEVICE_FN inline double name(double x) QD_MATH_ATTR_(name) {             \
+    return QD_MATH_F64_(name)(x);                                              \
+  }
+QD_UNARY_MATH_(sin)
+QD_UNARY_MATH_(cos)
+QD_UNARY_MATH_(exp)
+QD_UNARY_MATH_(log)
+#undef QD_UNARY_MATH_
+QD_DEVICE_FN inline float pow(float x, float y) QD_MATH_ATTR_(pow) {
+  return QD_MATH_F32_(pow)(x, y);
+}
+QD_DEVICE_FN inline double pow(double x, double y) QD_MATH_ATTR_(pow) {
+  return QD_MATH_F64_(pow)(x, y);
+}
+
+// Atomics: relaxed read-modify-write, returning the old value. Minimum and
+// maximum of floating-point values use a compare-and-swap loop.
+template <typename T> QD_DEVICE_FN T atomic_add(T &dst, T value) {
+  return __atomic_fetch_add(&dst, value, __ATOMIC_RELAXED);
+}
+
+template <typename T, typename Better>
+QD_DEVICE_FN T atomic_update_(T &dst, T value, Better better) {
+  T old = __atomic_load_n(&dst, __ATOMIC_RELAXED);
+  while (better(value, old) &&
+         !__atomic_compare_exchange(&dst, &old, &value, /*weak=*/true,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
+template <typename T> QD_DEVICE_FN T atomic_min(T &dst, T value) {
+  return atomic_update_(dst, value, [](T a, T b) { return a < b; });
+}
+template <typename T> QD_DEVICE_FN T atomic_max(T &dst, T value) {
+  return atomic_update_(dst, value, [](T a, T b) { return a > b; });
+}
+
+} // namespace qd
+
+#endif // QD_DETAIL_KERNEL_H
