@@ -93,15 +93,20 @@ QD_DEVICE_FN inline double pow(double x, double y) QD_MATH_ATTR_(pow) {
   return QD_MATH_F64_(pow)(x, y);
 }
 
-// Atomics: relaxed read-modify-write, returning the old value. Minimum and
-// maximum of floating-point values use a compare-and-swap loop.
+// Atomics: relaxed read-modify-write, returning the old value. Floating
+// point addition uses the target's own instruction (detail::atomic_fadd);
+// minimum and maximum of floating-point values a compare-and-swap loop.
 template <typename T> QD_DEVICE_FN T atomic_add(T &dst, T value) {
-  return __atomic_fetch_add(&dst, value, __ATOMIC_RELAXED);
+  if constexpr (__is_floating_point(T))
+    return detail::atomic_fadd(&dst, value);
+  else
+    return __atomic_fetch_add(&dst, value, __ATOMIC_RELAXED);
 }
 
 template <typename T, typename Better>
 QD_DEVICE_FN T atomic_update_(T &dst, T value, Better better) {
-  T old = __atomic_load_n(&dst, __ATOMIC_RELAXED);
+  T old;
+  __atomic_load(&dst, &old, __ATOMIC_RELAXED);
   while (better(value, old) &&
          !__atomic_compare_exchange(&dst, &old, &value, /*weak=*/true,
                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {

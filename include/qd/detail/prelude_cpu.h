@@ -17,6 +17,18 @@
 #define QD_MATH_F32_(name) std::name
 #define QD_MATH_F64_(name) std::name
 
+namespace qd::detail {
+template <typename T> inline T atomic_fadd(T *p, T v) {
+  T old;
+  __atomic_load(p, &old, __ATOMIC_RELAXED);
+  T next = old + v;
+  while (!__atomic_compare_exchange(p, &old, &next, /*weak=*/true,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    next = old + v;
+  return old;
+}
+} // namespace qd::detail
+
 #include "qd/detail/kernel.h"
 
 #endif // QD_DETAIL_PRELUDE_CPU_H

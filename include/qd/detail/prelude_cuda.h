@@ -55,6 +55,12 @@ __device__ inline uint64_t first_index() {
              uint64_t(__nvvm_read_ptx_sreg_ntid_x()) +
          uint64_t(__nvvm_read_ptx_sreg_tid_x());
 }
+__device__ inline float atomic_fadd(float *p, float v) {
+  return __nvvm_atom_add_gen_f(p, v);
+}
+__device__ inline double atomic_fadd(double *p, double v) {
+  return __nvvm_atom_add_gen_d(p, v);
+}
 __device__ inline uint64_t index_stride() {
   return uint64_t(__nvvm_read_ptx_sreg_nctaid_x()) *
          uint64_t(__nvvm_read_ptx_sreg_ntid_x());

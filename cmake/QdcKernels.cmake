@@ -1,0 +1,34 @@
+# qdc_add_kernels(<target> <file.qd>... [OFFLOAD_ARCH <arch>...] [OPTIONS <opt>...])
+#
+# Compiles each .qd file with qdc into an object and a header
+# (<stem>.qd.h), adds the objects to <target>, makes the headers' folder an
+# include directory of <target>, and links libqdrt.
+#
+# QDC_EXECUTABLE names the qdc to run (a target name or a path) and
+# QDC_RUNTIME_TARGET the libqdrt target to link.
+function(qdc_add_kernels target)
+  cmake_parse_arguments(ARG "" "" "OFFLOAD_ARCH;OPTIONS" ${ARGN})
+  set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/qdc/${target})
+  file(MAKE_DIRECTORY ${out_dir})
+  set(arch_flags)
+  if(ARG_OFFLOAD_ARCH)
+    list(JOIN ARG_OFFLOAD_ARCH "," archs)
+    set(arch_flags --offload-arch=${archs})
+  endif()
+  foreach(source ${ARG_UNPARSED_ARGUMENTS})
+    get_filename_component(abs ${source} ABSOLUTE)
+    get_filename_component(stem ${source} NAME_WE)
+    set(object ${out_dir}/${stem}.o)
+    set(header ${out_dir}/${stem}.qd.h)
+    add_custom_command(
+      OUTPUT ${object} ${header}
+      COMMAND ${QDC_EXECUTABLE} ${abs} -o ${object} -H ${header}
+              ${arch_flags} ${ARG_OPTIONS}
+      DEPENDS ${abs} ${QDC_EXECUTABLE}
+      COMMENT "qdc ${source}"
+      VERBATIM)
+    target_sources(${target} PRIVATE ${object} ${header})
+  endforeach()
+  target_include_directories(${target} PRIVATE ${out_dir})
+  target_link_libraries(${target} PRIVATE ${QDC_RUNTIME_TARGET})
+endfunction()

@@ -1,0 +1,49 @@
+//===- Check.h - Element-by-element checks for end-to-end tests -*- C++ -*-===//
+//
+// Part of qdc.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_TEST_E2E_CHECK_H
+#define QDC_TEST_E2E_CHECK_H
+
+#include <qd/runtime.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+class Check {
+public:
+  /// Got[i] must equal Want(i) for every i (within Tolerance).
+  template <typename T, typename F>
+  void all(const char *What, const std::vector<T> &Got, F Want,
+           double Tolerance = 0) {
+    for (size_t I = 0; I < Got.size(); ++I) {
+      double G = double(Got[I]), W = double(Want(I));
+      if (std::fabs(G - W) > Tolerance * std::fmax(1.0, std::fabs(W))) {
+        std::printf("FAIL %s: [%zu] is %g, expected %g\n", What, I, G, W);
+        ++Failed;
+        return;
+      }
+    }
+    ++Passed;
+  }
+  void that(const char *What, bool OK) {
+    if (!OK)
+      std::printf("FAIL %s\n", What);
+    ++(OK ? Passed : Failed);
+  }
+  int finish() {
+    std::printf("%s: %d passed, %d failed\n", qd::arch_name(qd::current_arch()),
+                Passed, Failed);
+    return Failed ? 1 : 0;
+  }
+
+private:
+  int Passed = 0, Failed = 0;
+};
+
+#endif // QDC_TEST_E2E_CHECK_H

@@ -1,0 +1,66 @@
+// End-to-end: the language constructs of language.qd, results checked
+// element by element against the same computation on the host.
+#include "Check.h"
+#include "language.qd.h"
+
+#include <cmath>
+
+int main() {
+  qd::init();
+  Check Ok;
+  constexpr int N = 1000, R = 48, C = 40;
+
+  language::fill_fields(2.5f);
+  Ok.all("field a", language::a.to_vector(),
+         [](size_t i) { return 2.5f + float((i % 10) * (i % 10)); });
+  Ok.all("2-D field grid", language::grid.to_vector(),
+         [](size_t k) { return int(k / C) * 100 + int(k % C); });
+
+  qd::Ndarray<float, 2> X({7, 9});
+  std::vector<float> Xs(63);
+  for (int i = 0; i < 63; ++i)
+    Xs[i] = float(i);
+  X.copy_from(Xs);
+  language::scale2d(X, 3.0f);
+  Ok.all("2-D ndarray", X.to_vector(), [&](size_t k) {
+    return Xs[k] * 3.0f + float(k / 9) - float(k % 9);
+  });
+
+  qd::Ndarray<int, 1> V({50});
+  V.fill(1);
+  language::offset1d(V, 10, 20, 5);
+  Ok.all("1-D ndarray, range(b, e), canonical loop", V.to_vector(),
+         [](size_t i) { return (1 + (i >= 10 && i < 20 ? 5 : 0)) * 2; });
+
+  std::vector<float> In(4096);
+  double Sum = 0;
+  for (size_t i = 0; i < In.size(); ++i) {
+    In[i] = float((i * 37) % 101) - 50.0f;
+    Sum += In[i];
+  }
+  qd::Ndarray<float, 1> Xr({int64_t(In.size())});
+  Xr.copy_from(In);
+  language::reduce(Xr);
+  std::vector<float> S = language::stats.to_vector();
+  Ok.that("atomic_add sum", std::fabs(S[0] - Sum) < 1e-3);
+  Ok.that("atomic_min", S[1] == -50.0f);
+  Ok.that("atomic_max", S[2] == 50.0f);
+  Ok.that("atomic_add count", language::counts.to_vector()[0] == 4096);
+
+  language::math(N);
+  Ok.all("math", language::m.to_vector(), [&](size_t i) {
+    double t = double(i) / N;
+    int half = N / 2, ii = int(i);
+    return std::sqrt(t) + std::sin(t) + std::cos(t) * std::exp(t) +
+           std::log(t + 1.0) + std::pow(t, 2.0) + std::floor(t * 10.0) +
+           double(std::abs(ii - half)) + double(std::min(ii, half)) +
+           double(std::max(ii, half));
+  }, 1e-12);
+
+  language::serial_steps(7);
+  std::vector<int> Cnt = language::counts.to_vector();
+  Ok.that("serial statements in order", Cnt[1] == 8 && Cnt[2] == 21 && Cnt[3] == 22);
+  Ok.all("loop between serial statements", language::a.to_vector(),
+         [](size_t) { return 7.0f; });
+  return Ok.finish();
+}
