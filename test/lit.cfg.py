@@ -39,7 +39,9 @@ config.substitutions.append(
 )
 
 # Optional tools become lit features: `REQUIRES: ptxas`.
-if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+if not shutil.which("ptxas") and os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.environment["PATH"] += os.pathsep + "/usr/local/cuda/bin"
+if shutil.which("ptxas", path=config.environment["PATH"]):
     config.available_features.add("ptxas")
 if shutil.which("dot"):
     config.available_features.add("dot")

@@ -51,10 +51,12 @@ static void initializeTargets() {
 }
 
 std::string qdc::findLibdevice() {
+  // CUDA_PATH, when set, is the only place looked at.
   llvm::SmallVector<std::string, 2> Roots;
   if (const char *Env = std::getenv("CUDA_PATH"))
     Roots.push_back(Env);
-  Roots.push_back("/usr/local/cuda");
+  else
+    Roots.push_back("/usr/local/cuda");
   for (const std::string &Root : Roots) {
     llvm::SmallString<256> Path(Root);
     llvm::sys::path::append(Path, "nvvm", "libdevice", "libdevice.10.bc");

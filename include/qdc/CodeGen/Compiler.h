@@ -42,7 +42,7 @@ llvm::Error compileHostObject(const std::string &Source,
                               const std::string &OutputPath,
                               const CompileOptions &Opts);
 
-/// The libdevice bitcode of the CUDA toolkit at CUDA_PATH or
+/// The libdevice bitcode of the CUDA toolkit at CUDA_PATH (when set) or
 /// /usr/local/cuda, or empty.
 std::string findLibdevice();
 
