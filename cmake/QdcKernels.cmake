@@ -20,11 +20,15 @@ function(qdc_add_kernels target)
     get_filename_component(stem ${source} NAME_WE)
     set(object ${out_dir}/${stem}.o)
     set(header ${out_dir}/${stem}.qd.h)
+    # The depfile lists every header the .qd includes, so editing one
+    # rebuilds exactly the objects that include it.
     add_custom_command(
       OUTPUT ${object} ${header}
       COMMAND ${QDC_EXECUTABLE} ${abs} -o ${object} -H ${header}
+              -MD -MF ${object}.d -MT ${object}
               ${arch_flags} ${ARG_OPTIONS}
       DEPENDS ${abs} ${QDC_EXECUTABLE}
+      DEPFILE ${object}.d
       COMMENT "qdc ${source}"
       VERBATIM)
     target_sources(${target} PRIVATE ${object} ${header})

@@ -66,6 +66,23 @@ std::string qdc::findLibdevice() {
   return {};
 }
 
+std::string qdc::findPtxas() {
+  llvm::SmallVector<llvm::StringRef, 2> Dirs;
+  std::string Root;
+  if (const char *Env = std::getenv("CUDA_PATH"))
+    Root = std::string(Env) + "/bin";
+  else
+    Root = "/usr/local/cuda/bin";
+  Dirs.push_back(Root);
+  if (llvm::ErrorOr<std::string> P = llvm::sys::findProgramByName("ptxas", Dirs))
+    return *P;
+  if (std::getenv("CUDA_PATH"))
+    return {};
+  if (llvm::ErrorOr<std::string> P = llvm::sys::findProgramByName("ptxas"))
+    return *P;
+  return {};
+}
+
 static std::vector<std::string> commonArgs(const CompileOptions &Opts) {
   std::vector<std::string> Args = {QDC_CLANG_EXECUTABLE, "-std=" + Opts.Std,
                                    "-O" + std::to_string(Opts.OptLevel), "-w",
@@ -169,6 +186,53 @@ llvm::Expected<std::string> qdc::compileCudaToPtx(const std::string &Source,
     return makeError("cannot read the PTX for " + Arch + ": " +
                      Buffer.getError().message());
   return (*Buffer)->getBuffer().str();
+}
+
+llvm::Expected<std::string> qdc::assemblePtx(const std::string &Ptxas,
+                                             const std::string &Ptx,
+                                             const std::string &Arch,
+                                             const CompileOptions &Opts) {
+  TempFile In, Out, Log;
+  for (auto [File, Ext] : {std::pair<TempFile *, const char *>{&In, "ptx"},
+                           {&Out, "cubin"},
+                           {&Log, "log"}})
+    if (std::error_code EC =
+            llvm::sys::fs::createTemporaryFile("qdc", Ext, File->Path))
+      return makeError("cannot create a temporary file: " + EC.message());
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(In.Path, EC);
+    if (EC)
+      return makeError("cannot write " + In.Path + ": " + EC.message());
+    OS << Ptx;
+  }
+  std::vector<std::string> Args = {Ptxas, "-arch=" + Arch,
+                                   "-O" + std::to_string(Opts.OptLevel), "-o",
+                                   std::string(Out.Path), std::string(In.Path)};
+  if (Opts.DebugInfo)
+    Args.push_back("-lineinfo");
+  if (Opts.Verbose) {
+    llvm::errs() << "qdc: running";
+    for (const std::string &A : Args)
+      llvm::errs() << ' ' << A;
+    llvm::errs() << '\n';
+  }
+  std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.Path.str(),
+                                                Log.Path.str()};
+  std::string ErrMsg;
+  int RC = llvm::sys::ExecuteAndWait(Ptxas, Argv, std::nullopt, Redirects, 0,
+                                     0, &ErrMsg);
+  if (RC != 0) {
+    auto Text = llvm::MemoryBuffer::getFile(Log.Path);
+    return makeError("ptxas failed for " + Arch + ": " +
+                     (Text ? (*Text)->getBuffer().trim().str() : ErrMsg));
+  }
+  auto Cubin = llvm::MemoryBuffer::getFile(Out.Path);
+  if (!Cubin)
+    return makeError("cannot read the SASS for " + Arch + ": " +
+                     Cubin.getError().message());
+  return (*Cubin)->getBuffer().str();
 }
 
 llvm::Error qdc::compileHostObject(const std::string &Source,

@@ -106,8 +106,29 @@ static bool checkKernelsRewritable(const kir::Module &M, DiagEngine &Diags) {
   return OK;
 }
 
+/// A Make rule: Target depends on every file in Deps.
+static std::string makeDepfile(const std::string &Target,
+                               const std::vector<std::string> &Deps) {
+  auto Escape = [](llvm::StringRef Path) {
+    std::string Out;
+    for (char C : Path) {
+      if (C == ' ' || C == '#')
+        Out += '\\';
+      else if (C == '$')
+        Out += '$';
+      Out += C;
+    }
+    return Out;
+  };
+  std::string Rule = Escape(Target) + ":";
+  for (const std::string &D : Deps)
+    Rule += " \\\n  " + Escape(D);
+  return Rule + "\n";
+}
+
 static int generate(const DriverOptions &Opts, const kir::Module &M,
-                    const std::string &PreludeDir) {
+                    const std::string &PreludeDir,
+                    const std::vector<std::string> &Dependencies) {
   SourceGenOptions SG;
   SG.InputPath = Opts.InputFile;
   SG.Namespace = getNamespace(Opts);
@@ -146,6 +167,17 @@ static int generate(const DriverOptions &Opts, const kir::Module &M,
       All += (Images.size() > 1 ? "// " + I.Arch + "\n" : "") + I.Data;
     return writeText(Output, All);
   }
+  // SASS beside each PTX when a CUDA toolkit is here: no JIT at load time on
+  // exactly that GPU; the PTX still serves newer ones.
+  if (std::string Ptxas = findPtxas(); !Ptxas.empty()) {
+    for (size_t I = 0, E = Images.size(); I < E; ++I) {
+      llvm::Expected<std::string> Sass =
+          assemblePtx(Ptxas, Images[I].Data, Images[I].Arch, CO);
+      if (!Sass)
+        return fail(llvm::toString(Sass.takeError()));
+      Images.push_back({DeviceImage::Cubin, Images[I].Arch, std::move(*Sass)});
+    }
+  }
   std::string Host = generateHostSource(M, SG, Images);
   if (Opts.Emit == EmitKind::LauncherSource)
     return writeText(Output, Host);
@@ -176,7 +208,18 @@ static int generate(const DriverOptions &Opts, const kir::Module &M,
     llvm::sys::fs::remove(Temp);
     return fail("cannot write '" + Object + "': " + EC.message());
   }
-  return 0;
+  if (!Opts.WriteDepfile)
+    return 0;
+  std::string Depfile = Opts.DepfilePath;
+  if (Depfile.empty()) {
+    llvm::SmallString<256> Path(Object);
+    llvm::sys::path::replace_extension(Path, ".d");
+    Depfile = std::string(Path);
+  }
+  return writeText(Depfile,
+                   makeDepfile(Opts.DepfileTarget.empty() ? Object
+                                                          : Opts.DepfileTarget,
+                               Dependencies));
 }
 
 int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
@@ -240,5 +283,5 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
   }
   if (!checkKernelsRewritable(*M, Session.getDiags()))
     return 1;
-  return generate(Opts, *M, PreludeDir);
+  return generate(Opts, *M, PreludeDir, Session.getDependencies());
 }

@@ -21,8 +21,8 @@ using namespace qdc;
 
 namespace {
 /// Single-dash long options, as the user writes them.
-constexpr llvm::StringLiteral SingleDashOptions[] = {"-fsyntax-only",
-                                                     "-Werror", "-std"};
+constexpr llvm::StringLiteral SingleDashOptions[] = {
+    "-fsyntax-only", "-Werror", "-std", "-MD", "-MF", "-MT"};
 
 std::string toCLI11Spelling(llvm::StringRef Arg) {
   for (llvm::StringRef Opt : SingleDashOptions)
@@ -97,6 +97,15 @@ struct Parser {
         ->type_name("<level>")
         ->check(CLI::IsMember({"0", "1", "2", "3"}));
     App.add_flag("-g", Opts.DebugInfo, "Line information in the generated code");
+    App.add_flag("--MD", Opts.WriteDepfile,
+                 "Write a depfile listing every file the input includes");
+    App.add_option("--MF", Opts.DepfilePath,
+                   "Write the depfile to <file> (implies -MD; default: the "
+                   "object's name with .d)")
+        ->type_name("<file>");
+    App.add_option("--MT", Opts.DepfileTarget,
+                   "Target of the depfile's rule (default: the object)")
+        ->type_name("<target>");
     App.add_option("--plan-format", PlanFormat,
                    "Format of --emit=stream-plan: text or dot (Graphviz)")
         ->type_name("<format>")
@@ -189,6 +198,8 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
                     .Case("ptx", EmitKind::PTX)
                     .Default(EmitKind::Object);
   P.Opts.OptLevel = static_cast<unsigned>(std::stoi(P.OptLevel));
+  if (!P.Opts.DepfilePath.empty())
+    P.Opts.WriteDepfile = true;
   if (!P.Archs.empty())
     P.Opts.OffloadArchs = P.Archs;
   for (const std::string &Arch : P.Opts.OffloadArchs) {

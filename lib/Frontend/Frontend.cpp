@@ -19,6 +19,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
+#include "clang/Lex/Preprocessor.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -68,6 +69,16 @@ private:
 };
 } // namespace
 
+/// Collects every file the preprocessor reads, system headers included.
+class AllDependencies : public clang::DependencyCollector {
+public:
+  bool needSystemDependencies() override { return true; }
+  bool sawDependency(llvm::StringRef Filename, bool, bool, bool,
+                     bool IsMissing) override {
+    return !IsMissing && Filename != "<built-in>";
+  }
+};
+
 struct FrontendSession::Impl {
   FrontendOptions Opts;
   std::vector<std::string> Args;
@@ -80,6 +91,8 @@ struct FrontendSession::Impl {
   bool Begun = false;
   bool InvocationOK = false;
   std::optional<kir::Module> Module;
+  std::shared_ptr<AllDependencies> Dependencies =
+      std::make_shared<AllDependencies>();
 
   explicit Impl(FrontendOptions O) : Opts(std::move(O)) {
     Args = {QDC_CLANG_EXECUTABLE, "-fsyntax-only", "-x", "c++",
@@ -153,6 +166,7 @@ std::optional<kir::Module> FrontendSession::parse() {
   const auto &Inputs = CI.getFrontendOpts().Inputs;
   if (Inputs.size() != 1)
     return std::nullopt;
+  CI.addDependencyCollector(P->Dependencies);
   P->Action = std::make_unique<KIRAction>(*P->Sink, *P->Diags, P->Module);
   if (!P->Action->BeginSourceFile(CI, Inputs[0]))
     return std::nullopt;
@@ -176,4 +190,12 @@ unsigned FrontendSession::getNumErrors() const {
 
 const std::vector<std::string> &FrontendSession::getClangArgs() const {
   return P->Args;
+}
+
+std::vector<std::string> FrontendSession::getDependencies() const {
+  std::vector<std::string> Out = {P->Opts.InputFile};
+  for (const std::string &D : P->Dependencies->getDependencies())
+    if (D != P->Opts.InputFile)
+      Out.push_back(D);
+  return Out;
 }

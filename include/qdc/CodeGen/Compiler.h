@@ -42,6 +42,16 @@ llvm::Error compileHostObject(const std::string &Source,
                               const std::string &OutputPath,
                               const CompileOptions &Opts);
 
+/// The ptxas of the CUDA toolkit (CUDA_PATH, /usr/local/cuda, PATH), or
+/// empty.
+std::string findPtxas();
+
+/// Assembles PTX into SASS for Arch with ptxas.
+llvm::Expected<std::string> assemblePtx(const std::string &Ptxas,
+                                        const std::string &Ptx,
+                                        const std::string &Arch,
+                                        const CompileOptions &Opts);
+
 /// The libdevice bitcode of the CUDA toolkit at CUDA_PATH (when set) or
 /// /usr/local/cuda, or empty.
 std::string findLibdevice();

@@ -58,6 +58,10 @@ public:
   /// The clang arguments the session parses with (for -v).
   const std::vector<std::string> &getClangArgs() const;
 
+  /// Every file the parse read, the input first, then each included file
+  /// (system headers too) in the order first seen.
+  std::vector<std::string> getDependencies() const;
+
 private:
   struct Impl;
   std::unique_ptr<Impl> P;
