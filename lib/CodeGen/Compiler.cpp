@@ -13,6 +13,7 @@
 #include "clang/Driver/Compilation.h"
 #include "clang/Driver/Driver.h"
 #include "clang/Driver/Job.h"
+#include "clang/Driver/Tool.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
@@ -29,8 +30,9 @@
 #include <cstdlib>
 #include <mutex>
 
-#ifndef QDC_CLANG_EXECUTABLE
-#error "QDC_CLANG_EXECUTABLE must name the clang-19 driver"
+#if !defined(QDC_CLANG_EXECUTABLE) || !defined(QDC_LLD_EXECUTABLE) ||          \
+    !defined(QDC_ROCM_BITCODE_DIR)
+#error "the build defines where clang-19, ld.lld and the ROCm bitcode are"
 #endif
 
 using namespace qdc;
@@ -101,7 +103,8 @@ static std::vector<std::string> commonArgs(const CompileOptions &Opts) {
 static llvm::Error runClang(std::vector<std::string> Args,
                             const std::string &InputName,
                             const std::string &Source,
-                            clang::FrontendAction &Action, bool Verbose) {
+                            clang::FrontendAction &Action, bool Verbose,
+                            const std::string &OutputPath = {}) {
   initializeTargets();
   Args.push_back(InputName);
   if (Verbose) {
@@ -128,9 +131,13 @@ static llvm::Error runClang(std::vector<std::string> Args,
   TheDriver.setCheckInputsExist(false);
   std::unique_ptr<clang::driver::Compilation> C(
       TheDriver.BuildCompilation(Argv));
-  if (!C || C->containsError() || C->getJobs().size() != 1)
+  if (!C || C->containsError() || C->getJobs().empty())
     return makeError("cannot set up the compilation of " + InputName);
+  // The compile job; what the driver would run after it (a device link, a
+  // bundler) qdc does itself.
   const clang::driver::Command &Job = *C->getJobs().begin();
+  if (llvm::StringRef(Job.getCreator().getName()) != "clang")
+    return makeError("cannot set up the compilation of " + InputName);
   llvm::ArrayRef<const char *> CC1Args = Job.getArguments();
   if (!CC1Args.empty() && llvm::StringRef(CC1Args.front()) == "-cc1")
     CC1Args = CC1Args.drop_front();
@@ -142,6 +149,8 @@ static llvm::Error runClang(std::vector<std::string> Args,
       InputName,
       llvm::MemoryBuffer::getMemBufferCopy(Source, InputName).release());
   Inv->getFrontendOpts().DisableFree = false;
+  if (!OutputPath.empty())
+    Inv->getFrontendOpts().OutputFile = OutputPath;
   clang::CompilerInstance CI;
   CI.setInvocation(std::move(Inv));
   CI.createDiagnostics();
@@ -188,14 +197,66 @@ llvm::Expected<std::string> qdc::compileCudaToPtx(const std::string &Source,
   return (*Buffer)->getBuffer().str();
 }
 
+/// The ROCm bitcode libraries for Arch, in link order, or empty when any is
+/// missing.
+static std::vector<std::string> rocmBitcode(llvm::StringRef Arch) {
+  llvm::StringRef Dir = QDC_ROCM_BITCODE_DIR;
+  if (Dir.empty() || !Arch.starts_with("gfx"))
+    return {};
+  bool Wave64 = Arch.starts_with("gfx9") || Arch.starts_with("gfx8");
+  std::vector<std::string> Names = {
+      "ocml.bc",
+      "ockl.bc",
+      "oclc_daz_opt_off.bc",
+      "oclc_unsafe_math_off.bc",
+      "oclc_finite_only_off.bc",
+      "oclc_correctly_rounded_sqrt_on.bc",
+      Wave64 ? "oclc_wavefrontsize64_on.bc" : "oclc_wavefrontsize64_off.bc",
+      "oclc_isa_version_" + Arch.drop_front(3).str() + ".bc",
+      "oclc_abi_version_500.bc"};
+  std::vector<std::string> Out;
+  for (const std::string &N : Names) {
+    llvm::SmallString<256> Path(Dir);
+    llvm::sys::path::append(Path, N);
+    if (!llvm::sys::fs::exists(Path))
+      return {};
+    Out.push_back(std::string(Path));
+  }
+  return Out;
+}
+
+/// Runs a program; its output goes into the error when it fails.
+static llvm::Error runTool(llvm::ArrayRef<std::string> Args, bool Verbose) {
+  TempFile Log;
+  if (std::error_code EC =
+          llvm::sys::fs::createTemporaryFile("qdc", "log", Log.Path))
+    return makeError("cannot create a temporary file: " + EC.message());
+  if (Verbose) {
+    llvm::errs() << "qdc: running";
+    for (const std::string &A : Args)
+      llvm::errs() << ' ' << A;
+    llvm::errs() << '\n';
+  }
+  std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.Path.str(),
+                                                Log.Path.str()};
+  std::string ErrMsg;
+  int RC = llvm::sys::ExecuteAndWait(Args[0], Argv, std::nullopt, Redirects, 0,
+                                     0, &ErrMsg);
+  if (RC == 0)
+    return llvm::Error::success();
+  auto Text = llvm::MemoryBuffer::getFile(Log.Path);
+  return makeError(llvm::sys::path::filename(Args[0]) + " failed: " +
+                   (Text ? (*Text)->getBuffer().trim().str() : ErrMsg));
+}
+
 llvm::Expected<std::string> qdc::assemblePtx(const std::string &Ptxas,
                                              const std::string &Ptx,
                                              const std::string &Arch,
                                              const CompileOptions &Opts) {
-  TempFile In, Out, Log;
+  TempFile In, Out;
   for (auto [File, Ext] : {std::pair<TempFile *, const char *>{&In, "ptx"},
-                           {&Out, "cubin"},
-                           {&Log, "log"}})
+                           {&Out, "cubin"}})
     if (std::error_code EC =
             llvm::sys::fs::createTemporaryFile("qdc", Ext, File->Path))
       return makeError("cannot create a temporary file: " + EC.message());
@@ -211,28 +272,50 @@ llvm::Expected<std::string> qdc::assemblePtx(const std::string &Ptxas,
                                    std::string(Out.Path), std::string(In.Path)};
   if (Opts.DebugInfo)
     Args.push_back("-lineinfo");
-  if (Opts.Verbose) {
-    llvm::errs() << "qdc: running";
-    for (const std::string &A : Args)
-      llvm::errs() << ' ' << A;
-    llvm::errs() << '\n';
-  }
-  std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.Path.str(),
-                                                Log.Path.str()};
-  std::string ErrMsg;
-  int RC = llvm::sys::ExecuteAndWait(Ptxas, Argv, std::nullopt, Redirects, 0,
-                                     0, &ErrMsg);
-  if (RC != 0) {
-    auto Text = llvm::MemoryBuffer::getFile(Log.Path);
-    return makeError("ptxas failed for " + Arch + ": " +
-                     (Text ? (*Text)->getBuffer().trim().str() : ErrMsg));
-  }
+  if (llvm::Error E = runTool(Args, Opts.Verbose))
+    return std::move(E);
   auto Cubin = llvm::MemoryBuffer::getFile(Out.Path);
   if (!Cubin)
     return makeError("cannot read the SASS for " + Arch + ": " +
                      Cubin.getError().message());
   return (*Cubin)->getBuffer().str();
+}
+
+llvm::Expected<std::string> qdc::compileHipToHsaco(const std::string &Source,
+                                                   const std::string &Arch,
+                                                   const CompileOptions &Opts) {
+  TempFile Object, Hsaco;
+  if (std::error_code EC =
+          llvm::sys::fs::createTemporaryFile("qdc", "o", Object.Path))
+    return makeError("cannot create a temporary file: " + EC.message());
+  if (std::error_code EC =
+          llvm::sys::fs::createTemporaryFile("qdc", "hsaco", Hsaco.Path))
+    return makeError("cannot create a temporary file: " + EC.message());
+  std::vector<std::string> Args = commonArgs(Opts);
+  Args.insert(Args.end(), {"-x", "hip", "--cuda-device-only",
+                           "--offload-arch=" + Arch, "-nogpuinc", "-nogpulib",
+                           "-c"});
+  std::vector<std::string> Bitcode = rocmBitcode(Arch);
+  if (!Bitcode.empty())
+    Args.push_back("-DQD_HAVE_OCML=1");
+  for (const std::string &BC : Bitcode)
+    Args.insert(Args.end(), {"-Xclang", "-mlink-builtin-bitcode", "-Xclang", BC});
+  clang::EmitObjAction Action;
+  if (llvm::Error E = runClang(Args, Opts.InputPath + "." + Arch + ".hip",
+                               Source, Action, Opts.Verbose,
+                               std::string(Object.Path)))
+    return std::move(E);
+  if (llvm::Error E = runTool({QDC_LLD_EXECUTABLE, "-m", "elf64_amdgpu",
+                               "--no-undefined", "-shared", "-o",
+                               std::string(Hsaco.Path),
+                               std::string(Object.Path)},
+                              Opts.Verbose))
+    return std::move(E);
+  auto Buffer = llvm::MemoryBuffer::getFile(Hsaco.Path);
+  if (!Buffer)
+    return makeError("cannot read the HSACO for " + Arch + ": " +
+                     Buffer.getError().message());
+  return (*Buffer)->getBuffer().str();
 }
 
 llvm::Error qdc::compileHostObject(const std::string &Source,

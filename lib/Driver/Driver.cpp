@@ -145,17 +145,46 @@ static int generate(const DriverOptions &Opts, const kir::Module &M,
   std::string Output = Opts.OutputFile.empty() ? "-" : Opts.OutputFile;
 
   switch (Opts.Emit) {
-  case EmitKind::DeviceSource:
-    return writeText(Output, generateCudaSource(M, SG));
+  case EmitKind::DeviceSource: {
+    // The CUDA source, or the HIP one when only AMD GPUs are targeted.
+    bool OnlyAmd = llvm::all_of(Opts.OffloadArchs, [](const std::string &A) {
+      return llvm::StringRef(A).starts_with("gfx");
+    });
+    return writeText(Output, OnlyAmd ? generateHipSource(M, SG)
+                                     : generateCudaSource(M, SG));
+  }
   case EmitKind::Header:
     return writeText(Output, generateHeader(M, SG));
   default:
     break;
   }
 
+  std::vector<std::string> SmArchs, GfxArchs;
+  for (const std::string &Arch : Opts.OffloadArchs)
+    (llvm::StringRef(Arch).starts_with("gfx") ? GfxArchs : SmArchs)
+        .push_back(Arch);
+  std::vector<DeviceImage> Hsacos;
+  if (!GfxArchs.empty()) {
+    std::string Hip = generateHipSource(M, SG);
+    for (const std::string &Arch : GfxArchs) {
+      llvm::Expected<std::string> Hsaco = compileHipToHsaco(Hip, Arch, CO);
+      if (!Hsaco)
+        return fail(llvm::toString(Hsaco.takeError()));
+      Hsacos.push_back({DeviceImage::HSACO, Arch, std::move(*Hsaco)});
+    }
+  }
+  if (Opts.Emit == EmitKind::HSACO) {
+    if (Hsacos.empty())
+      return fail("--emit=hsaco needs an AMD GPU in --offload-arch, e.g. "
+                  "--offload-arch=gfx90a");
+    if (Hsacos.size() > 1)
+      return fail("--emit=hsaco writes one code object; give one gfx arch");
+    return writeText(Output, Hsacos.front().Data);
+  }
+
   std::vector<DeviceImage> Images;
   std::string Cuda = generateCudaSource(M, SG);
-  for (const std::string &Arch : Opts.OffloadArchs) {
+  for (const std::string &Arch : SmArchs) {
     llvm::Expected<std::string> Ptx = compileCudaToPtx(Cuda, Arch, CO);
     if (!Ptx)
       return fail(llvm::toString(Ptx.takeError()));
@@ -178,6 +207,8 @@ static int generate(const DriverOptions &Opts, const kir::Module &M,
       Images.push_back({DeviceImage::Cubin, Images[I].Arch, std::move(*Sass)});
     }
   }
+  for (DeviceImage &I : Hsacos)
+    Images.push_back(std::move(I));
   std::string Host = generateHostSource(M, SG, Images);
   if (Opts.Emit == EmitKind::LauncherSource)
     return writeText(Output, Host);

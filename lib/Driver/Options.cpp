@@ -81,10 +81,12 @@ struct Parser {
     App.add_option("--emit", Emit,
                    "What to produce: obj (default: object and header), "
                    "header, kir (the kernel IR), stream-plan (groups, tasks, "
-                   "fork and join per kernel), device-src, launcher-src, ptx")
+                   "fork and join per kernel), device-src, launcher-src, ptx, "
+                   "hsaco")
         ->type_name("<kind>")
         ->check(CLI::IsMember({"obj", "header", "kir", "stream-plan",
-                               "device-src", "launcher-src", "ptx"}));
+                               "device-src", "launcher-src", "ptx",
+                               "hsaco"}));
     App.add_option("--offload-arch", Archs,
                    "GPU architectures to compile for, comma-separated "
                    "(default: sm_80, whose PTX the driver compiles for any "
@@ -196,6 +198,7 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
                     .Case("device-src", EmitKind::DeviceSource)
                     .Case("launcher-src", EmitKind::LauncherSource)
                     .Case("ptx", EmitKind::PTX)
+                    .Case("hsaco", EmitKind::HSACO)
                     .Default(EmitKind::Object);
   P.Opts.OptLevel = static_cast<unsigned>(std::stoi(P.OptLevel));
   if (!P.Opts.DepfilePath.empty())
@@ -205,13 +208,14 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
   for (const std::string &Arch : P.Opts.OffloadArchs) {
     llvm::StringRef A(Arch);
     unsigned Sm = 0;
-    if (A.starts_with("gfx"))
-      return makeError("--offload-arch=" + Arch +
-                       ": AMD GPU code generation is not available yet");
+    if (A.starts_with("gfx") && A.size() > 3 &&
+        llvm::all_of(A.drop_front(3), llvm::isAlnum))
+      continue;
     if (!A.starts_with("sm_") || A.drop_front(3).getAsInteger(10, Sm) ||
         Sm < 50)
       return makeError("--offload-arch=" + Arch +
-                       ": not an NVIDIA GPU architecture (sm_50 or newer)");
+                       ": not a GPU architecture (sm_50 or newer for NVIDIA, "
+                       "gfxNNN for AMD)");
   }
   P.Opts.PlanAsDot = P.PlanFormat == "dot";
   if (!P.Opts.StopAfter.empty() && !findPass(P.Opts.StopAfter))

@@ -35,6 +35,10 @@ struct SourceGenOptions {
 std::string generateCudaSource(const kir::Module &M,
                                const SourceGenOptions &Opts);
 
+/// The HIP-dialect translation unit for AMD GPUs, likewise.
+std::string generateHipSource(const kir::Module &M,
+                              const SourceGenOptions &Opts);
+
 /// The host translation unit: the CPU code of every task, one launcher per
 /// kernel, field handles, and the module descriptor with Images embedded.
 std::string generateHostSource(const kir::Module &M,

@@ -26,7 +26,8 @@ enum class EmitKind {
   StreamPlan,
   DeviceSource,
   LauncherSource,
-  PTX
+  PTX,
+  HSACO
 };
 
 struct DriverOptions {
