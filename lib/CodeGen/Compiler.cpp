@@ -19,7 +19,13 @@
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Lex/PreprocessorOptions.h"
 
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/IPO/Internalize.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -320,10 +326,48 @@ llvm::Expected<std::string> qdc::compileHipToHsaco(const std::string &Source,
 
 llvm::Error qdc::compileHostObject(const std::string &Source,
                                    const std::string &OutputPath,
+                                   const std::string &PublicPrefix,
                                    const CompileOptions &Opts) {
   std::vector<std::string> Args = commonArgs(Opts);
-  Args.insert(Args.end(), {"-x", "c++", "-c", "-fPIC", "-o", OutputPath});
-  clang::EmitObjAction Action;
-  return runClang(Args, Opts.InputPath + ".host.cpp", Source, Action,
-                  Opts.Verbose);
+  Args.insert(Args.end(), {"-x", "c++", "-c", "-fPIC"});
+  llvm::LLVMContext Context;
+  clang::EmitLLVMOnlyAction Action(&Context);
+  if (llvm::Error E = runClang(Args, Opts.InputPath + ".host.cpp", Source,
+                               Action, Opts.Verbose))
+    return E;
+  std::unique_ptr<llvm::Module> Mod = Action.takeModule();
+  if (!Mod)
+    return makeError("no code for " + Opts.InputPath);
+
+  // Strong definitions outside the generated namespace become local;
+  // inline functions and templates (linkonce/weak) keep their linkage.
+  llvm::internalizeModule(*Mod, [&](const llvm::GlobalValue &GV) {
+    return GV.getName().starts_with(PublicPrefix) ||
+           GV.hasLinkOnceLinkage() || GV.hasWeakLinkage() ||
+           GV.hasCommonLinkage();
+  });
+
+  std::string Error;
+  const llvm::Target *Target =
+      llvm::TargetRegistry::lookupTarget(Mod->getTargetTriple(), Error);
+  if (!Target)
+    return makeError("no code generator for " + Mod->getTargetTriple() + ": " +
+                     Error);
+  llvm::TargetOptions TO;
+  std::unique_ptr<llvm::TargetMachine> TM(Target->createTargetMachine(
+      Mod->getTargetTriple(), "x86-64", "", TO, llvm::Reloc::PIC_,
+      std::nullopt,
+      Opts.OptLevel == 0 ? llvm::CodeGenOptLevel::None
+                         : llvm::CodeGenOptLevel::Aggressive));
+  Mod->setDataLayout(TM->createDataLayout());
+  std::error_code EC;
+  llvm::raw_fd_ostream OS(OutputPath, EC);
+  if (EC)
+    return makeError("cannot write " + OutputPath + ": " + EC.message());
+  llvm::legacy::PassManager PM;
+  if (TM->addPassesToEmitFile(PM, OS, nullptr,
+                              llvm::CodeGenFileType::ObjectFile))
+    return makeError("cannot emit an object for " + Mod->getTargetTriple());
+  PM.run(*Mod);
+  return llvm::Error::success();
 }

@@ -227,7 +227,14 @@ static int generate(const DriverOptions &Opts, const kir::Module &M,
   if (std::error_code EC =
           llvm::sys::fs::createUniqueFile(Object + ".tmp%%%%%%", Temp))
     return fail("cannot write '" + Object + "': " + EC.message());
-  if (llvm::Error E = compileHostObject(Host, std::string(Temp), CO)) {
+  // The Itanium mangling of names in the generated namespace.
+  std::string Prefix = "_ZN";
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  llvm::StringRef(SG.Namespace).split(Parts, "::");
+  for (llvm::StringRef Part : Parts)
+    Prefix += std::to_string(Part.size()) + Part.str();
+  if (llvm::Error E =
+          compileHostObject(Host, std::string(Temp), Prefix, CO)) {
     llvm::sys::fs::remove(Temp);
     return fail(llvm::toString(std::move(E)));
   }

@@ -44,8 +44,12 @@ llvm::Expected<std::string> compileHipToHsaco(const std::string &Source,
                                               const CompileOptions &Opts);
 
 /// Compiles a C++ translation unit to a relocatable object at OutputPath.
+/// Only symbols whose mangled names start with PublicPrefix (the generated
+/// namespace) stay global; the .qd file's own functions and variables become
+/// local, so that several .qd objects link into one program.
 llvm::Error compileHostObject(const std::string &Source,
                               const std::string &OutputPath,
+                              const std::string &PublicPrefix,
                               const CompileOptions &Opts);
 
 /// The ptxas of the CUDA toolkit (CUDA_PATH, /usr/local/cuda, PATH), or
