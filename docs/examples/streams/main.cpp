@@ -49,12 +49,16 @@ int main() {
     Failures += !OK;
   };
 
+  // Work per element: enough for each group to keep part of a GPU busy for
+  // a while; less on the CPU, where the groups run one after another.
+  const int Steps = qd::current_arch() == qd::Arch::cpu ? 2000 : 100000;
+
   // 1. stream_parallel: the two groups run concurrently; combine runs after
   //    both, on the default stream, without the host waiting in between.
-  streams::compute_ab(1.0f, 2.0f);
+  streams::compute_ab(1.0f, 2.0f, Steps);
   streams::combine();
   std::vector<float> C = streams::c.to_vector();
-  float Want = iterate(1.0f, 4000) + iterate(2.0f, 4000) + 1.0f;
+  float Want = iterate(1.0f, Steps) + iterate(2.0f, Steps) + 1.0f;
   Expect("compute_ab then combine",
          std::all_of(C.begin(), C.end(), [&](float v) { return near(v, Want); }));
 
@@ -90,9 +94,10 @@ int main() {
 
   // 5. stream_parallel against the same loops run serially.
   qd::Stream S = qd::create_stream();
-  float Parallel = timeIt([&] { streams::compute_ab(1.0f, 2.0f, qd::on(S)); }, S);
-  float Serial =
-      timeIt([&] { streams::compute_ab_serial(1.0f, 2.0f, qd::on(S)); }, S);
+  float Parallel =
+      timeIt([&] { streams::compute_ab(1.0f, 2.0f, Steps, qd::on(S)); }, S);
+  float Serial = timeIt(
+      [&] { streams::compute_ab_serial(1.0f, 2.0f, Steps, qd::on(S)); }, S);
   std::printf("stream_parallel %.3f ms, serial %.3f ms: speedup %.2fx on %s\n",
               Parallel, Serial, Serial / Parallel,
               qd::arch_name(qd::current_arch()));
