@@ -4,8 +4,9 @@
 # (<stem>.qd.h), adds the objects to <target>, makes the headers' folder an
 # include directory of <target>, and links libqdrt.
 #
-# QDC_EXECUTABLE names the qdc to run (a target name or a path) and
-# QDC_RUNTIME_TARGET the libqdrt target to link.
+# QDC_EXECUTABLE names the qdc target to run (qdc::qdc from the installed
+# package, qdc in qdc's own build) and QDC_RUNTIME_TARGET the libqdrt
+# target to link (qdc::qdrt, or qdc::qdrt_static).
 function(qdc_add_kernels target)
   cmake_parse_arguments(ARG "" "" "OFFLOAD_ARCH;OPTIONS" ${ARGN})
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/qdc/${target})
@@ -27,7 +28,7 @@ function(qdc_add_kernels target)
       COMMAND ${QDC_EXECUTABLE} ${abs} -o ${object} -H ${header}
               -MD -MF ${object}.d -MT ${object}
               ${arch_flags} ${ARG_OPTIONS}
-      DEPENDS ${abs} ${QDC_EXECUTABLE}
+      DEPENDS ${abs} $<TARGET_FILE:${QDC_EXECUTABLE}>
       DEPFILE ${object}.d
       COMMENT "qdc ${source}"
       VERBATIM)
