@@ -1,0 +1,117 @@
+// qdc's side of the GPU benchmarks (utils/bench-gpu.sh runs it beside the
+// hand-written CUDA baseline, baseline.cu). Prints `key value` lines:
+// medians over repeated runs after warm-up, with min and max for spread.
+#include "bench.qd.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <vector>
+
+namespace {
+
+struct Stat {
+  double Median, Min, Max;
+};
+
+Stat stat(std::vector<double> V) {
+  std::sort(V.begin(), V.end());
+  return {V[V.size() / 2], V.front(), V.back()};
+}
+
+void print(const char *Key, Stat S) {
+  std::printf("%s %.4f %.4f %.4f\n", Key, S.Median, S.Min, S.Max);
+}
+
+/// Device milliseconds of Launch, timed with events on S.
+Stat deviceMs(const std::function<void()> &Launch, qd::Stream &S, int Runs) {
+  qd::Event A = qd::create_event({.timing = true});
+  qd::Event B = qd::create_event({.timing = true});
+  for (int W = 0; W < 3; ++W)
+    Launch();
+  S.synchronize();
+  std::vector<double> Ms;
+  for (int R = 0; R < Runs; ++R) {
+    A.record(S);
+    Launch();
+    B.record(S);
+    B.synchronize();
+    Ms.push_back(qd::elapsed_ms(A, B));
+  }
+  return stat(Ms);
+}
+
+/// Host microseconds per call of Launch, enqueueing Batch calls at a time.
+Stat hostUsPerCall(const std::function<void()> &Launch, qd::Stream &S) {
+  constexpr int Batch = 200, Batches = 25;
+  for (int W = 0; W < Batch; ++W)
+    Launch();
+  S.synchronize();
+  std::vector<double> Us;
+  for (int R = 0; R < Batches; ++R) {
+    auto T0 = std::chrono::steady_clock::now();
+    for (int I = 0; I < Batch; ++I)
+      Launch();
+    auto T1 = std::chrono::steady_clock::now();
+    S.synchronize();
+    Us.push_back(std::chrono::duration<double, std::micro>(T1 - T0).count() /
+                 Batch);
+  }
+  return stat(Us);
+}
+
+} // namespace
+
+int main() {
+  qd::init();
+  std::printf("arch %s\n", qd::arch_name(qd::current_arch()));
+  qd::Stream S = qd::create_stream();
+  auto On = qd::on(S);
+
+  // Steps for about 2 ms per group.
+  int Steps = 20000;
+  double OneGroup = deviceMs([&] { bench::spin_serial_1(Steps, On); }, S, 5).Median;
+  Steps = std::max(1000, int(Steps * 2.0 / OneGroup));
+  print("group_ms", deviceMs([&] { bench::spin_serial_1(Steps, On); }, S, 5));
+
+  using Fn = void (*)(int, qd::Launch);
+  struct Pair {
+    int K;
+    Fn Parallel, Serial;
+  } Pairs[] = {{1, bench::spin_parallel_1, bench::spin_serial_1},
+               {2, bench::spin_parallel_2, bench::spin_serial_2},
+               {4, bench::spin_parallel_4, bench::spin_serial_4},
+               {8, bench::spin_parallel_8, bench::spin_serial_8},
+               {16, bench::spin_parallel_16, bench::spin_serial_16}};
+  for (const Pair &P : Pairs) {
+    Stat Par = deviceMs([&] { P.Parallel(Steps, On); }, S, 7);
+    Stat Ser = deviceMs([&] { P.Serial(Steps, On); }, S, 7);
+    char Key[64];
+    std::snprintf(Key, sizeof(Key), "conc_parallel_ms_%d", P.K);
+    print(Key, Par);
+    std::snprintf(Key, sizeof(Key), "conc_serial_ms_%d", P.K);
+    print(Key, Ser);
+  }
+
+  print("call_plain_us", hostUsPerCall([&] { bench::empty1(1, On); }, S));
+  print("call_fork4_us", hostUsPerCall([&] { bench::empty4(1, On); }, S));
+
+  constexpr int64_t N = int64_t(1) << 26;
+  qd::Ndarray<float, 1> X({N}), Y({N});
+  X.fill(1.0f);
+  Y.fill(2.0f);
+  Stat Saxpy = deviceMs([&] { bench::saxpy(Y, X, 0.5f, On); }, S, 15);
+  print("saxpy_gbs", {3.0 * N * 4 / Saxpy.Median / 1e6, 3.0 * N * 4 / Saxpy.Max / 1e6,
+                      3.0 * N * 4 / Saxpy.Min / 1e6});
+  constexpr int64_t Side = 8192;
+  qd::Ndarray<float, 2> In({Side, Side}), Out({Side, Side});
+  In.fill(1.0f);
+  Out.fill(0.0f);
+  Stat Stencil = deviceMs([&] { bench::stencil(Out, In, On); }, S, 15);
+  double Bytes = 2.0 * Side * Side * 4;
+  print("stencil_gbs", {Bytes / Stencil.Median / 1e6, Bytes / Stencil.Max / 1e6,
+                        Bytes / Stencil.Min / 1e6});
+  std::printf("steps %d\n", Steps);
+  return 0;
+}

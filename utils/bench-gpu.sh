@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# GPU benchmarks: qdc side by side with hand-written CUDA built by nvcc, in
+# one script on one machine. Prints the raw medians (with min..max) and a
+# table of ratios last.
+#
+#   utils/bench-gpu.sh [build-dir]
+#
+# Needs the qdc build's bench-qdc, bench.ptx and libqdrt (built anywhere),
+# and nvcc on this machine.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-${QDC_BUILD_DIR:-$root/build}}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+"$nvcc" -O3 -std=c++17 -arch=native -o "$work/baseline" "$root/test/bench/baseline.cu" -lcuda
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
+echo "== qdc"
+QD_ARCH=cuda "$build/bin/bench-qdc" | tee "$work/qdc.txt"
+steps=$(awk '$1 == "steps" {print $2}' "$work/qdc.txt")
+echo "== hand-written CUDA (nvcc -O3)"
+"$work/baseline" "$build/bin/bench.ptx" "$steps" | tee "$work/cuda.txt"
+
+python3 - "$work/qdc.txt" "$work/cuda.txt" <<'PY'
+import sys
+def load(path):
+    out = {}
+    for line in open(path):
+        parts = line.split()
+        if len(parts) == 4:
+            out[parts[0]] = [float(p) for p in parts[1:]]
+    return out
+q, c = load(sys.argv[1]), load(sys.argv[2])
+print()
+print("| benchmark | qdc | hand-written CUDA | qdc / CUDA | target |")
+print("| --- | --- | --- | --- | --- |")
+for k in (1, 2, 4, 8, 16):
+    qs = q[f"conc_serial_ms_{k}"][0] / q[f"conc_parallel_ms_{k}"][0]
+    cs = c[f"conc_serial_ms_{k}"][0] / c[f"conc_parallel_ms_{k}"][0]
+    print(f"| concurrency K={k}: speedup over serial | {qs:.2f}x | {cs:.2f}x | {qs/cs:.3f} | >= 0.97 |")
+for key, name in (("call_plain_us", "call: one-task kernel, host us/call"),
+                  ("call_fork4_us", "call: 4-group fork/join, host us/call")):
+    print(f"| {name} | {q[key][0]:.2f} ({q[key][1]:.2f}..{q[key][2]:.2f}) | "
+          f"{c[key][0]:.2f} ({c[key][1]:.2f}..{c[key][2]:.2f}) | {q[key][0]/c[key][0]:.3f} | <= 1.10 |")
+copy = c["copy_gbs"][0]
+for key, name in (("saxpy_gbs", "saxpy GB/s"), ("stencil_gbs", "2-D stencil GB/s")):
+    print(f"| {name} (D2D copy {copy:.0f}) | {q[key][0]:.0f} ({q[key][0]/copy:.2f} of copy) | "
+          f"{c[key][0]:.0f} ({c[key][0]/copy:.2f} of copy) | {q[key][0]/c[key][0]:.3f} | >= 0.97 |")
+PY
