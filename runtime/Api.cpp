@@ -251,6 +251,20 @@ void qd::detail::copy_to_host(void *Dst, const void *Src, size_t Bytes,
     D.synchronizeStream(Stream);
 }
 
+void *qd::detail::stream_handle(const Stream &S) { return S.handle(); }
+
+void qd::detail::throw_size_error(const char *What, size_t Got, size_t Want) {
+  throw Error(std::string(What) + ": " + std::to_string(Got) +
+              " values for one of " + std::to_string(Want));
+}
+
+void qd::detail::throw_shape_error(size_t Extents, int Dims, int64_t Negative) {
+  if (Negative < 0)
+    throw Error("qd::Ndarray: negative extent " + std::to_string(Negative));
+  throw Error("qd::Ndarray: shape has " + std::to_string(Extents) +
+              " extents, expected " + std::to_string(Dims));
+}
+
 void qd::detail::check(int Status) {
   if (Status != QDRT_SUCCESS)
     throw Error(qdrt_last_error());

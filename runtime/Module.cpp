@@ -82,7 +82,7 @@ qdrt_status qdrt_register_module(const qdrt_module_desc *Desc,
         *Out = &M;
         return;
       }
-    Registry.push_back(qdrt_module{Desc});
+    Registry.emplace_back(Desc);
     *Out = &Registry.back();
   });
 }
@@ -97,8 +97,8 @@ qdrt_status qdrt_launch(qdrt_module *M, uint32_t Kernel, const void *Args,
       throw qd::Error(std::string("qdrt_launch: kernel '") + K.name +
                       "': missing arguments");
     Runtime &RT = current();
-    LoadedModule &LM = RT.load(*M);
-    launchKernel(RT, *M->Desc, LM, Kernel, Args, Iterations, Stream);
+    launchKernel(RT, *M->Desc, loaded(RT, *M), Kernel, Args, Iterations,
+                 Stream);
   });
 }
 
@@ -108,7 +108,7 @@ qdrt_status qdrt_field_address(qdrt_module *M, uint32_t Field,
     if (!M || !M->Desc || Field >= M->Desc->num_fields || !Address)
       throw qd::Error("qdrt_field_address: no such field");
     Runtime &RT = current();
-    *Address = RT.load(*M).Fields[Field];
+    *Address = loaded(RT, *M).Fields[Field];
   });
 }
 

@@ -11,12 +11,30 @@
 
 #include "qd/abi.h"
 
-/// A registered module: its descriptor, checked once.
+#include <atomic>
+
+/// A registered module: its descriptor, checked once, and the module as
+/// loaded by the running runtime (so a launch finds it without a lock).
 struct qdrt_module {
-  const qdrt_module_desc *Desc = nullptr;
+  explicit qdrt_module(const qdrt_module_desc *Desc) : Desc(Desc) {}
+  const qdrt_module_desc *Desc;
+  std::atomic<qd::rt::LoadedModule *> Loaded{nullptr};
+  std::atomic<uint64_t> LoadedGeneration{0};
 };
 
 namespace qd::rt {
+
+/// The module as loaded on RT, loading it on first use.
+inline LoadedModule &loaded(Runtime &RT, qdrt_module &M) {
+  LoadedModule *LM = M.Loaded.load(std::memory_order_acquire);
+  if (LM && M.LoadedGeneration.load(std::memory_order_acquire) ==
+                RT.generation())
+    return *LM;
+  LM = &RT.load(M);
+  M.Loaded.store(LM, std::memory_order_release);
+  M.LoadedGeneration.store(RT.generation(), std::memory_order_release);
+  return *LM;
+}
 
 /// Checks a descriptor's version and tables; throws qd::Error naming the
 /// module and the problem.

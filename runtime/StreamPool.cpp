@@ -86,6 +86,10 @@ Lease StreamPool::acquire(unsigned Groups) {
     return IdleStreams.size() + (MaxStreams - AllStreams.size()) >= Groups;
   });
   Lease L;
+  if (!SpareLeases.empty()) {
+    L = std::move(SpareLeases.back());
+    SpareLeases.pop_back();
+  }
   try {
     L.Fork = takeEvent();
     for (unsigned G = 0; G < Groups; ++G) {
@@ -112,9 +116,12 @@ void StreamPool::release(Lease &&L) {
     if (L.Fork)
       IdleEvents.push_back(L.Fork);
     IdleEvents.insert(IdleEvents.end(), L.Joins.begin(), L.Joins.end());
+    L.Streams.clear();
+    L.Joins.clear();
+    L.Fork = nullptr;
+    SpareLeases.push_back(std::move(L));
   }
   Released.notify_all();
-  L = Lease();
 }
 
 PoolStats StreamPool::stats() const {

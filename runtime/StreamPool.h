@@ -65,6 +65,9 @@ private:
   std::condition_variable Released;
   std::deque<Handle> IdleStreams, IdleEvents;
   std::vector<Handle> AllStreams, AllEvents;
+  /// Returned leases, kept for their vectors' capacity: a warmed-up launch
+  /// allocates nothing.
+  std::vector<Lease> SpareLeases;
   PoolStats Stats;
 };
 

@@ -9,7 +9,7 @@
 #define QD_DETAIL_LAUNCHER_H
 
 #include "qd/detail/prelude_cpu.h"
-#include "qd/runtime.h"
+#include "qd/memory.h"
 
 namespace qd::detail {
 

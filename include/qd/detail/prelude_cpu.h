@@ -8,14 +8,14 @@
 #ifndef QD_DETAIL_PRELUDE_CPU_H
 #define QD_DETAIL_PRELUDE_CPU_H
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
+// Math through Clang's builtins: libm calls, without parsing <cmath>.
 #define QD_DEVICE_FN
 #define QD_MATH_ATTR_(name)
-#define QD_MATH_F32_(name) std::name
-#define QD_MATH_F64_(name) std::name
+#define QD_MATH_F32_(name) __builtin_##name##f
+#define QD_MATH_F64_(name) __builtin_##name
 
 namespace qd::detail {
 template <typename T> inline T atomic_fadd(T *p, T v) {
