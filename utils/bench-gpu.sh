@@ -16,22 +16,32 @@ nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$nvcc" -O3 -std=c++17 -arch=native -o "$work/baseline" "$root/test/bench/baseline.cu" -lcuda
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
-echo "== qdc"
-QD_ARCH=cuda "$build/bin/bench-qdc" | tee "$work/qdc.txt"
-steps=$(awk '$1 == "steps" {print $2}' "$work/qdc.txt")
-echo "== hand-written CUDA (nvcc -O3)"
-"$work/baseline" "$build/bin/bench.ptx" "$steps" | tee "$work/cuda.txt"
+# qdc and the baseline take turns, three rounds, so that drifts of the
+# machine touch both alike.
+rounds=${QDC_BENCH_ROUNDS:-3}
+for r in $(seq 1 "$rounds"); do
+  echo "== round $r: qdc"
+  QD_ARCH=cuda "$build/bin/bench-qdc" | tee "$work/qdc.$r.txt"
+  steps=$(awk '$1 == "steps" {print $2}' "$work/qdc.1.txt")
+  echo "== round $r: hand-written CUDA (nvcc -O3)"
+  "$work/baseline" "$build/bin/bench.ptx" "$steps" | tee "$work/cuda.$r.txt"
+done
 
-python3 - "$work/qdc.txt" "$work/cuda.txt" <<'PY'
-import sys
-def load(path):
-    out = {}
-    for line in open(path):
-        parts = line.split()
-        if len(parts) == 4:
-            out[parts[0]] = [float(p) for p in parts[1:]]
-    return out
-q, c = load(sys.argv[1]), load(sys.argv[2])
+python3 - "$work" "$rounds" <<'PY'
+import statistics, sys
+work, rounds = sys.argv[1], int(sys.argv[2])
+def load(prefix):
+    """Per key: the median of the rounds' medians, the min of their mins,
+    the max of their maxes."""
+    runs = {}
+    for r in range(1, rounds + 1):
+        for line in open(f"{work}/{prefix}.{r}.txt"):
+            parts = line.split()
+            if len(parts) == 4:
+                runs.setdefault(parts[0], []).append([float(p) for p in parts[1:]])
+    return {k: [statistics.median(v[0] for v in vs), min(v[1] for v in vs),
+                max(v[2] for v in vs)] for k, vs in runs.items()}
+q, c = load("qdc"), load("cuda")
 print()
 print("| benchmark | qdc | hand-written CUDA | qdc / CUDA | target |")
 print("| --- | --- | --- | --- | --- |")
