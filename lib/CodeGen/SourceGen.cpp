@@ -23,6 +23,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstring>
 
 using namespace qdc;
 using namespace qdc::kir;
@@ -72,6 +73,21 @@ std::string paramType(const Param &P, bool Host) {
 }
 
 std::string argsStructName(const Kernel &K) { return K.Name + "_qd_args"; }
+
+/// Name as seen from the global namespace: `::scope::name`.
+std::string qualified(const Kernel &K, llvm::StringRef Name) {
+  return "::" + (K.Scope.empty() ? "" : K.Scope + "::") + Name.str();
+}
+
+/// A field's name as seen from the global namespace, without unnamed
+/// namespaces.
+std::string qualifiedField(const Field &F) {
+  std::string Name = F.Name;
+  for (size_t Pos; (Pos = Name.find("(anonymous namespace)::")) !=
+                   std::string::npos;)
+    Name.erase(Pos, strlen("(anonymous namespace)::"));
+  return "::" + Name;
+}
 
 /// The last component of a qualified name.
 llvm::StringRef baseName(llvm::StringRef Qualified) {
@@ -349,8 +365,8 @@ std::string qdc::generateHostSource(const Module &M,
     for (const Kernel &K : M.Kernels)
       for (const Task &Tk : K.Tasks)
         OS << "  {\"" << Tk.Name << "\", " << Tk.Group << ", "
-           << (Tk.Kind == TaskKind::Serial ? 1 : Tk.BlockDim) << ", &::"
-           << Tk.Name << "},\n";
+           << (Tk.Kind == TaskKind::Serial ? 1 : Tk.BlockDim) << ", &"
+           << qualified(K, Tk.Name) << "},\n";
     OS << "};\n";
   }
   if (!M.Kernels.empty()) {
@@ -359,8 +375,9 @@ std::string qdc::generateHostSource(const Module &M,
     for (const Kernel &K : M.Kernels) {
       OS << "  {\"" << K.Name << "\", " << First << ", " << K.Tasks.size()
          << ", " << K.NumGroups << ", "
-         << (K.Params.empty() ? std::string("0")
-                              : "sizeof(::" + argsStructName(K) + ")")
+         << (K.Params.empty()
+                 ? std::string("0")
+                 : "sizeof(" + qualified(K, argsStructName(K)) + ")")
          << "},\n";
       First += K.Tasks.size();
     }
@@ -369,8 +386,8 @@ std::string qdc::generateHostSource(const Module &M,
   if (!M.Fields.empty()) {
     OS << "const qdrt_field_desc qd_fields_[] = {\n";
     for (const Field &F : M.Fields)
-      OS << "  {\"" << F.Symbol << "\", sizeof(::" << F.Name << "), &::"
-         << F.Name << "},\n";
+      OS << "  {\"" << F.Symbol << "\", sizeof(" << qualifiedField(F) << "), &"
+         << qualifiedField(F) << "},\n";
     OS << "};\n";
   }
   OS << "const qdrt_module_desc qd_desc_ = {QDRT_ABI_VERSION, \""
@@ -391,8 +408,11 @@ std::string qdc::generateHostSource(const Module &M,
   unsigned KernelIndex = 0;
   for (const Kernel &K : M.Kernels) {
     OS << '\n' << launcherSignature(K, /*Defaults=*/false) << " {\n";
+    // The kernel's bounds and locals are written in its own namespace.
+    if (!K.Scope.empty())
+      OS << "  using namespace ::" << K.Scope << ";\n";
     if (!K.Params.empty()) {
-      OS << "  ::" << argsStructName(K) << " qd_args_{};\n";
+      OS << "  " << qualified(K, argsStructName(K)) << " qd_args_{};\n";
       for (const Param &P : K.Params)
         OS << "  qd_args_." << P.Name << " = "
            << (P.Kind == ParamKind::Ndarray ? "qd::detail::to_kernel(" + P.Name + ")"

@@ -217,6 +217,7 @@ public:
 
   kir::Kernel build() {
     K.Name = FD->getNameAsString();
+    K.Scope = getScope(FD->getDeclContext());
     K.Loc = Src.getLoc(FD->getLocation());
     K.Range = Src.getRange(FD->getSourceRange());
     clang::QualType RT = FD->getReturnType();
@@ -423,6 +424,16 @@ private:
     Out.Extents.push_back(
         {Src.getBound(V->getInit()), Src.getBound(Cond->getRHS())});
     return true;
+  }
+
+  static std::string getScope(const clang::DeclContext *DC) {
+    llvm::SmallVector<std::string, 2> Parts;
+    for (DC = DC->getRedeclContext(); DC && !DC->isTranslationUnit();
+         DC = DC->getParent()->getRedeclContext())
+      if (const auto *NS = dyn_cast<clang::NamespaceDecl>(DC))
+        if (!NS->isAnonymousNamespace())
+          Parts.insert(Parts.begin(), NS->getNameAsString());
+    return llvm::join(Parts, "::");
   }
 
   std::string getTypeSpelling(clang::QualType T) const {

@@ -156,6 +156,10 @@ struct Task {
 
 struct Kernel {
   std::string Name;
+  /// The enclosing namespace, qualified ("physics", "a::b"); empty at global
+  /// scope. Unnamed namespaces are left out: their names are visible through
+  /// the enclosing one.
+  std::string Scope;
   SourceLoc Loc;
   /// From the return type to the closing brace of the body.
   TextRange Range;
