@@ -702,6 +702,10 @@ public:
         Args[1].getKind() != clang::TemplateArgument::Pack)
       return true;
     SourceLoc Loc = Src.getLoc(V->getLocation());
+    if (!V->isExternallyVisible()) {
+      Diags.report(DiagID::err_field_linkage, Loc) << V->getNameAsString();
+      return true;
+    }
     std::optional<kir::ScalarType> Elem =
         getScalarType(Args[0].getAsType(), Ctx);
     if (!Elem) {
