@@ -112,6 +112,18 @@ qdrt_status qdrt_field_address(qdrt_module *M, uint32_t Field,
   });
 }
 
+qdrt_status qdrt_task_function(qdrt_module *M, uint32_t Kernel, uint32_t Task,
+                               void **Native) {
+  return guarded([&] {
+    if (!M || !M->Desc || Kernel >= M->Desc->num_kernels || !Native ||
+        Task >= M->Desc->kernels[Kernel].num_tasks)
+      throw qd::Error("qdrt_task_function: no such task");
+    Runtime &RT = current();
+    *Native =
+        loaded(RT, *M).Functions[M->Desc->kernels[Kernel].first_task + Task];
+  });
+}
+
 const char *qdrt_last_error(void) { return LastError.c_str(); }
 
 uint32_t qdrt_abi_version(void) { return QDRT_ABI_VERSION; }

@@ -53,6 +53,10 @@ for key, name in (("call_plain_us", "call: one-task kernel, host us/call"),
                   ("call_fork4_us", "call: 4-group fork/join, host us/call")):
     print(f"| {name} | {q[key][0]:.2f} ({q[key][1]:.2f}..{q[key][2]:.2f}) | "
           f"{c[key][0]:.2f} ({c[key][1]:.2f}..{c[key][2]:.2f}) | {q[key][0]/c[key][0]:.3f} | <= 1.10 |")
+if "call_plain_interleaved_us" in q:
+    l, r = q["call_plain_interleaved_us"], q["call_raw_interleaved_us"]
+    print(f"| call: launcher vs raw cuLaunchKernel in one process, turns | {l[0]:.2f} ({l[1]:.2f}..{l[2]:.2f}) | "
+          f"{r[0]:.2f} ({r[1]:.2f}..{r[2]:.2f}) | {l[0]/r[0]:.3f} | <= 1.10 |")
 copy = c["copy_gbs"][0]
 for key, name in (("saxpy_gbs", "saxpy GB/s"), ("stencil_gbs", "2-D stencil GB/s")):
     print(f"| {name} (D2D copy {copy:.0f}) | {q[key][0]:.0f} ({q[key][0]/copy:.2f} of copy) | "

@@ -111,6 +111,14 @@ qdrt_status qdrt_launch(qdrt_module *module, uint32_t kernel,
 qdrt_status qdrt_field_address(qdrt_module *module, uint32_t field,
                                void **address);
 
+/**
+ * The native entry point of task `task` of kernel `kernel` on the current
+ * device (a CUfunction or hipFunction_t; the CPU function on the CPU),
+ * loading the module if needed: for interoperation and measurement.
+ */
+qdrt_status qdrt_task_function(qdrt_module *module, uint32_t kernel,
+                               uint32_t task, void **native);
+
 /** The message of the calling thread's last failure. */
 const char *qdrt_last_error(void);
 

@@ -3,6 +3,8 @@
 // medians over repeated runs after warm-up, with min and max for spread.
 #include "bench.qd.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -95,6 +97,33 @@ int main() {
   }
 
   print("call_plain_us", hostUsPerCall([&] { bench::empty1(1, On); }, S));
+
+  // The same task through raw cuLaunchKernel, in this process, on the same
+  // stream, batches taking turns with the launcher's: the fairest floor.
+  if (qd::current_arch() == qd::Arch::cuda) {
+    using LaunchFn = int (*)(void *, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, void *, void **,
+                             void **);
+    void *Cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+    auto Raw = Cuda ? reinterpret_cast<LaunchFn>(dlsym(Cuda, "cuLaunchKernel"))
+                    : nullptr;
+    void *Fn = nullptr;
+    qd::detail::check(qdrt_task_function(bench::qd_module_(), 10, 0, &Fn));
+    int N1 = 1;
+    uint64_t Count = 1;
+    void *Params[] = {&N1, &Count};
+    std::vector<double> Launcher, Direct;
+    for (int R = 0; R < 15 && Raw; ++R) {
+      Launcher.push_back(hostUsPerCall([&] { bench::empty1(1, On); }, S).Median);
+      Direct.push_back(hostUsPerCall([&] {
+        Raw(Fn, 1, 1, 1, 128, 1, 1, 0, S.handle(), Params, nullptr);
+      }, S).Median);
+    }
+    if (Raw) {
+      print("call_plain_interleaved_us", stat(Launcher));
+      print("call_raw_interleaved_us", stat(Direct));
+    }
+  }
   print("call_fork4_us", hostUsPerCall([&] { bench::empty4(1, On); }, S));
 
   constexpr int64_t N = int64_t(1) << 26;

@@ -188,6 +188,17 @@ TEST_F(CpuRuntimeTest, FieldsLiveInTheModulesHostStorage) {
   EXPECT_EQ(qdrt_field_address(M, 7, &Address), QDRT_ERROR);
 }
 
+TEST_F(CpuRuntimeTest, TaskFunctionIsTheNativeEntry) {
+  TestModule TM("native");
+  uint32_t K = TM.addKernel("k", {{1, setA}, {2, setB}}, sizeof(TwoGroupArgs));
+  qdrt_module *M = TM.registered();
+  void *Fn = nullptr;
+  qd::detail::check(qdrt_task_function(M, K, 1, &Fn));
+  EXPECT_EQ(Fn, reinterpret_cast<void *>(&setB));
+  EXPECT_EQ(qdrt_task_function(M, K, 2, &Fn), QDRT_ERROR);
+  EXPECT_EQ(std::string(qdrt_last_error()), "qdrt_task_function: no such task");
+}
+
 TEST_F(CpuRuntimeTest, TaskWithoutCpuCodeIsAnError) {
   TestModule TM("nocpu");
   uint32_t K = TM.addKernel("k", {{0, nullptr}});
