@@ -57,6 +57,10 @@ if "call_plain_interleaved_us" in q:
     l, r = q["call_plain_interleaved_us"], q["call_raw_interleaved_us"]
     print(f"| call: launcher vs raw cuLaunchKernel in one process, turns | {l[0]:.2f} ({l[1]:.2f}..{l[2]:.2f}) | "
           f"{r[0]:.2f} ({r[1]:.2f}..{r[2]:.2f}) | {l[0]/r[0]:.3f} | <= 1.10 |")
+if "call_fork4_interleaved_us" in q:
+    l, r = q["call_fork4_interleaved_us"], q["call_fork4_hand_interleaved_us"]
+    print(f"| call: 4-group launcher vs hand-written fork/join in one process, turns | {l[0]:.2f} ({l[1]:.2f}..{l[2]:.2f}) | "
+          f"{r[0]:.2f} ({r[1]:.2f}..{r[2]:.2f}) | {l[0]/r[0]:.3f} | <= 1.10 |")
 copy = c["copy_gbs"][0]
 for key, name in (("saxpy_gbs", "saxpy GB/s"), ("stencil_gbs", "2-D stencil GB/s")):
     print(f"| {name} (D2D copy {copy:.0f}) | {q[key][0]:.0f} ({q[key][0]/copy:.2f} of copy) | "

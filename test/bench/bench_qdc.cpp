@@ -123,6 +123,42 @@ int main() {
       print("call_plain_interleaved_us", stat(Launcher));
       print("call_raw_interleaved_us", stat(Direct));
     }
+
+    // A hand-written fork/join of empty4's four tasks with raw driver calls
+    // on pre-created streams and events, taking turns with the generated
+    // launcher.
+    using StreamCreateFn = int (*)(void **, unsigned);
+    using EventCreateFn = int (*)(void **, unsigned);
+    using RecordFn = int (*)(void *, void *);
+    using WaitFn = int (*)(void *, void *, unsigned);
+    auto StreamCreate = reinterpret_cast<StreamCreateFn>(dlsym(Cuda, "cuStreamCreate"));
+    auto EventCreate = reinterpret_cast<EventCreateFn>(dlsym(Cuda, "cuEventCreate"));
+    auto Record = reinterpret_cast<RecordFn>(dlsym(Cuda, "cuEventRecord"));
+    auto Wait = reinterpret_cast<WaitFn>(dlsym(Cuda, "cuStreamWaitEvent"));
+    if (Raw && StreamCreate && EventCreate && Record && Wait) {
+      void *Fns[4], *Streams[4], *Joins[4], *Fork;
+      for (int G = 0; G < 4; ++G) {
+        qd::detail::check(qdrt_task_function(bench::qd_module_(), 11, G, &Fns[G]));
+        StreamCreate(&Streams[G], 1 /*non-blocking*/);
+        EventCreate(&Joins[G], 2 /*no timing*/);
+      }
+      EventCreate(&Fork, 2);
+      std::vector<double> Gen, Hand;
+      for (int R = 0; R < 15; ++R) {
+        Gen.push_back(hostUsPerCall([&] { bench::empty4(1, On); }, S).Median);
+        Hand.push_back(hostUsPerCall([&] {
+          Record(Fork, S.handle());
+          for (int G = 0; G < 4; ++G) {
+            Wait(Streams[G], Fork, 0);
+            Raw(Fns[G], 1, 1, 1, 128, 1, 1, 0, Streams[G], Params, nullptr);
+            Record(Joins[G], Streams[G]);
+            Wait(S.handle(), Joins[G], 0);
+          }
+        }, S).Median);
+      }
+      print("call_fork4_interleaved_us", stat(Gen));
+      print("call_fork4_hand_interleaved_us", stat(Hand));
+    }
   }
   print("call_fork4_us", hostUsPerCall([&] { bench::empty4(1, On); }, S));
 
