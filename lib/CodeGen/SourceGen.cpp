@@ -298,6 +298,23 @@ std::string fieldHandleType(const Field &F) {
   return Out + ">";
 }
 
+/// The namespace a field lives in, without unnamed ones ("" at global
+/// scope): its handle lives in the same namespace inside the header's.
+std::string fieldScope(const Field &F) {
+  std::string Name = qualifiedField(F).substr(2);
+  size_t Pos = Name.rfind("::");
+  return Pos == std::string::npos ? "" : Name.substr(0, Pos);
+}
+
+/// Opens (Scope non-empty) the namespace that mirrors a .qd namespace inside
+/// the header's own; returns the text that closes it.
+std::string openScope(llvm::raw_ostream &OS, const std::string &Scope) {
+  if (Scope.empty())
+    return "";
+  OS << "namespace " << Scope << " {\n";
+  return "} // namespace " + Scope + "\n";
+}
+
 std::string launcherSignature(const Kernel &K, bool Defaults) {
   std::string Out = "void " + K.Name + "(";
   for (const Param &P : K.Params) {
@@ -407,7 +424,9 @@ std::string qdc::generateHostSource(const Module &M,
   LineMap Lines(M.Source);
   unsigned KernelIndex = 0;
   for (const Kernel &K : M.Kernels) {
-    OS << '\n' << launcherSignature(K, /*Defaults=*/false) << " {\n";
+    OS << '\n';
+    std::string Close = openScope(OS, K.Scope);
+    OS << launcherSignature(K, /*Defaults=*/false) << " {\n";
     // The kernel's bounds and locals are written in its own namespace.
     if (!K.Scope.empty())
       OS << "  using namespace ::" << K.Scope << ";\n";
@@ -439,11 +458,15 @@ std::string qdc::generateHostSource(const Module &M,
     }
     OS << "  qd::detail::check(qdrt_launch(qd_module_(), " << KernelIndex++
        << ", " << (K.Params.empty() ? "nullptr" : "&qd_args_") << ", "
-       << (K.Tasks.empty() ? "nullptr" : "qd_n_") << ", qd_launch_.stream));\n}\n";
+       << (K.Tasks.empty() ? "nullptr" : "qd_n_") << ", qd_launch_.stream));\n}\n"
+       << Close;
   }
-  for (size_t I = 0; I < M.Fields.size(); ++I)
+  for (size_t I = 0; I < M.Fields.size(); ++I) {
+    std::string Close = openScope(OS, fieldScope(M.Fields[I]));
     OS << fieldHandleType(M.Fields[I]) << ' ' << baseName(M.Fields[I].Name)
-       << "{&qd_module_, " << I << "};\n";
+       << "{&qd_module_, " << I << "};\n"
+       << Close;
+  }
   OS << "} // namespace " << Opts.Namespace << "\n";
   return OS.str();
 }
@@ -455,16 +478,20 @@ std::string qdc::generateHeader(const Module &M, const SourceGenOptions &Opts) {
      << "#pragma once\n\n#include <qd/runtime.h>\n\n"
      << "namespace " << Opts.Namespace << " {\n\n";
   for (const Kernel &K : M.Kernels) {
+    std::string Close = openScope(OS, K.Scope);
     OS << "/// Kernel '" << K.Name << "' (" << M.SourceFile << ':' << K.Loc.Line
        << "): " << K.Tasks.size() << (K.Tasks.size() == 1 ? " task" : " tasks");
     if (K.NumGroups)
       OS << " in " << K.NumGroups << " stream-parallel groups";
-    OS << ".\n" << launcherSignature(K, /*Defaults=*/true) << ";\n\n";
+    OS << ".\n" << launcherSignature(K, /*Defaults=*/true) << ";\n" << Close
+       << '\n';
   }
-  for (const Field &F : M.Fields)
+  for (const Field &F : M.Fields) {
+    std::string Close = openScope(OS, fieldScope(F));
     OS << "/// Field '" << F.Name << "' (" << M.SourceFile << ':' << F.Loc.Line
        << ").\nextern " << fieldHandleType(F) << ' ' << baseName(F.Name)
-       << ";\n\n";
+       << ";\n" << Close << '\n';
+  }
   OS << "/// The module of " << M.SourceFile
      << ", registered with libqdrt on first use.\nqdrt_module *qd_module_();\n\n"
      << "} // namespace " << Opts.Namespace << "\n";

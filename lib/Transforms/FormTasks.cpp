@@ -23,8 +23,15 @@ public:
     K.Tasks.clear();
     K.RecomputedLocals.clear();
     formFrom(K.Body, /*Group=*/0);
+    // Task names are entry points with C linkage on GPUs: kernels of the
+    // same name in different namespaces get the namespace in front.
+    std::string Prefix;
+    for (char C : K.Scope)
+      Prefix += C == ':' ? '_' : C;
+    if (!Prefix.empty())
+      Prefix += "__";
     for (size_t I = 0; I < K.Tasks.size(); ++I)
-      K.Tasks[I].Name = K.Name + "_t" + std::to_string(I);
+      K.Tasks[I].Name = Prefix + K.Name + "_t" + std::to_string(I);
   }
 
 private:

@@ -143,7 +143,8 @@ llvm::StringRef getTaskKindName(TaskKind K);
 /// A unit the runtime launches: one parallel loop, or a run of consecutive
 /// serial statements.
 struct Task {
-  std::string Name; ///< <kernel>_t<index>, a valid C identifier
+  /// [<namespace>__]<kernel>_t<index>, a valid C identifier
+  std::string Name;
   TaskKind Kind = TaskKind::Serial;
   unsigned Group = 0; ///< 0: runs on the launch stream
   unsigned BlockDim = 0;
