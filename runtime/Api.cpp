@@ -1,4 +1,5 @@
-//===- Api.cpp - The public C++ API of libqdrt -------------------------------===//
+//===- Api.cpp - The public C++ API of libqdrt
+//-------------------------------===//
 //
 // Part of qdc. qd::Stream, qd::Event, memory and the init/reset/sync calls,
 // over the current Runtime's device. Objects remember the runtime

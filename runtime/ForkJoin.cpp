@@ -1,4 +1,5 @@
-//===- ForkJoin.cpp - Launching a kernel's tasks ----------------------------===//
+//===- ForkJoin.cpp - Launching a kernel's tasks
+//----------------------------===//
 //
 // Part of qdc. DESIGN section 2, written once over the device interface:
 //

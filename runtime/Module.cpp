@@ -1,4 +1,5 @@
-//===- Module.cpp - The C ABI for generated code ----------------------------===//
+//===- Module.cpp - The C ABI for generated code
+//----------------------------===//
 //
 // Part of qdc. Every entry point catches qd::Error, keeps its message for
 // qdrt_last_error() on the calling thread, and returns QDRT_ERROR: nothing
@@ -53,7 +54,8 @@ void qd::rt::validateModule(const qdrt_module_desc &D) {
     Fail("a table is missing");
   for (uint32_t K = 0; K < D.num_kernels; ++K) {
     const qdrt_kernel_desc &KD = D.kernels[K];
-    std::string Name = std::string("kernel '") + (KD.name ? KD.name : "?") + "'";
+    std::string Name =
+        std::string("kernel '") + (KD.name ? KD.name : "?") + "'";
     if (uint64_t(KD.first_task) + KD.num_tasks > D.num_tasks)
       Fail(Name + " names tasks beyond the task table");
     if (KD.num_groups > D.max_groups)
@@ -102,8 +104,7 @@ qdrt_status qdrt_launch(qdrt_module *M, uint32_t Kernel, const void *Args,
   });
 }
 
-qdrt_status qdrt_field_address(qdrt_module *M, uint32_t Field,
-                               void **Address) {
+qdrt_status qdrt_field_address(qdrt_module *M, uint32_t Field, void **Address) {
   return guarded([&] {
     if (!M || !M->Desc || Field >= M->Desc->num_fields || !Address)
       throw qd::Error("qdrt_field_address: no such field");

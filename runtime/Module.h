@@ -27,8 +27,8 @@ namespace qd::rt {
 /// The module as loaded on RT, loading it on first use.
 inline LoadedModule &loaded(Runtime &RT, qdrt_module &M) {
   LoadedModule *LM = M.Loaded.load(std::memory_order_acquire);
-  if (LM && M.LoadedGeneration.load(std::memory_order_acquire) ==
-                RT.generation())
+  if (LM &&
+      M.LoadedGeneration.load(std::memory_order_acquire) == RT.generation())
     return *LM;
   LM = &RT.load(M);
   M.Loaded.store(LM, std::memory_order_release);

@@ -149,9 +149,9 @@ void qd::rt::start(qd::Arch A, InitOptions Options) {
   std::lock_guard<std::mutex> Lock(StartMutex);
   qd::Arch Wanted = A == qd::Arch::best ? archFromEnvironment() : A;
   if (Owner) {
-    bool Same = (Wanted == qd::Arch::best ||
-                 Wanted == Owner->device().arch()) &&
-                Options.device == Owner->ordinal();
+    bool Same =
+        (Wanted == qd::Arch::best || Wanted == Owner->device().arch()) &&
+        Options.device == Owner->ordinal();
     if (Same)
       return;
     throw qd::Error(std::string("qd::init: the runtime already runs on ") +

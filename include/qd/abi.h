@@ -22,10 +22,7 @@ extern "C" {
 
 #define QDRT_ABI_VERSION 1u
 
-typedef enum qdrt_status {
-  QDRT_SUCCESS = 0,
-  QDRT_ERROR = 1
-} qdrt_status;
+typedef enum qdrt_status { QDRT_SUCCESS = 0, QDRT_ERROR = 1 } qdrt_status;
 
 /** The kind of a device image embedded in a module. */
 typedef enum qdrt_image_kind {
@@ -49,9 +46,9 @@ typedef void (*qdrt_cpu_task_fn)(const void *args, uint64_t begin,
                                  uint64_t end);
 
 typedef struct qdrt_task_desc {
-  const char *name;  /**< entry point in the device images */
-  uint32_t group;    /**< 0: on the launch stream; 1..G: a stream-parallel group */
-  uint32_t block_dim; /**< threads per block; 0: the runtime's default */
+  const char *name; /**< entry point in the device images */
+  uint32_t group; /**< 0: on the launch stream; 1..G: a stream-parallel group */
+  uint32_t block_dim;      /**< threads per block; 0: the runtime's default */
   qdrt_cpu_task_fn cpu_fn; /**< may be null when no CPU code was built */
 } qdrt_task_desc;
 
@@ -64,9 +61,9 @@ typedef struct qdrt_kernel_desc {
 } qdrt_kernel_desc;
 
 typedef struct qdrt_field_desc {
-  const char *name;  /**< the device global's symbol */
-  uint64_t bytes;    /**< size of the whole field */
-  void *host_data;   /**< the CPU backend's storage */
+  const char *name; /**< the device global's symbol */
+  uint64_t bytes;   /**< size of the whole field */
+  void *host_data;  /**< the CPU backend's storage */
 } qdrt_field_desc;
 
 typedef struct qdrt_module_desc {
@@ -103,9 +100,8 @@ qdrt_status qdrt_register_module(const qdrt_module_desc *desc,
  * arg_size is not 0) followed by a uint64_t iteration count, and covers
  * [0, count) with a grid-stride loop; the runtime picks the grid size.
  */
-qdrt_status qdrt_launch(qdrt_module *module, uint32_t kernel,
-                        const void *args, const uint64_t *iterations,
-                        void *stream);
+qdrt_status qdrt_launch(qdrt_module *module, uint32_t kernel, const void *args,
+                        const uint64_t *iterations, void *stream);
 
 /** The address of a field on the current device (host address on CPU). */
 qdrt_status qdrt_field_address(qdrt_module *module, uint32_t field,

@@ -175,8 +175,7 @@ public:
                            false);
   }
   void copy_to_async(T *out, const Stream &s) const {
-    detail::copy_to_host(out, data(), bytes(), detail::stream_handle(s),
-                         false);
+    detail::copy_to_host(out, data(), bytes(), detail::stream_handle(s), false);
   }
 
 private:

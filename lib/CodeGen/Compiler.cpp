@@ -24,14 +24,14 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Target/TargetMachine.h"
-#include "llvm/Transforms/IPO/Internalize.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/IPO/Internalize.h"
 
 #include <cstdlib>
 #include <mutex>
@@ -82,7 +82,8 @@ std::string qdc::findPtxas() {
   else
     Root = "/usr/local/cuda/bin";
   Dirs.push_back(Root);
-  if (llvm::ErrorOr<std::string> P = llvm::sys::findProgramByName("ptxas", Dirs))
+  if (llvm::ErrorOr<std::string> P =
+          llvm::sys::findProgramByName("ptxas", Dirs))
     return *P;
   if (std::getenv("CUDA_PATH"))
     return {};
@@ -189,13 +190,13 @@ llvm::Expected<std::string> qdc::compileCudaToPtx(const std::string &Source,
                "-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version", "-S",
                "-o", std::string(Out.Path)});
   if (!Opts.Libdevice.empty())
-    Args.insert(Args.end(), {"-DQD_HAVE_LIBDEVICE=1", "-Xclang",
-                             "-mlink-builtin-bitcode", "-Xclang",
-                             Opts.Libdevice});
+    Args.insert(Args.end(),
+                {"-DQD_HAVE_LIBDEVICE=1", "-Xclang", "-mlink-builtin-bitcode",
+                 "-Xclang", Opts.Libdevice});
   clang::EmitAssemblyAction Action;
   if (llvm::Error E = runClang(Args, Opts.InputPath + "." + Arch + ".cu",
                                Source, Action, Opts.Verbose))
-    return std::move(E);
+    return E;
   auto Buffer = llvm::MemoryBuffer::getFile(Out.Path);
   if (!Buffer)
     return makeError("cannot read the PTX for " + Arch + ": " +
@@ -261,8 +262,8 @@ llvm::Expected<std::string> qdc::assemblePtx(const std::string &Ptxas,
                                              const std::string &Arch,
                                              const CompileOptions &Opts) {
   TempFile In, Out;
-  for (auto [File, Ext] : {std::pair<TempFile *, const char *>{&In, "ptx"},
-                           {&Out, "cubin"}})
+  for (auto [File, Ext] :
+       {std::pair<TempFile *, const char *>{&In, "ptx"}, {&Out, "cubin"}})
     if (std::error_code EC =
             llvm::sys::fs::createTemporaryFile("qdc", Ext, File->Path))
       return makeError("cannot create a temporary file: " + EC.message());
@@ -273,13 +274,13 @@ llvm::Expected<std::string> qdc::assemblePtx(const std::string &Ptxas,
       return makeError("cannot write " + In.Path + ": " + EC.message());
     OS << Ptx;
   }
-  std::vector<std::string> Args = {Ptxas, "-arch=" + Arch,
-                                   "-O" + std::to_string(Opts.OptLevel), "-o",
-                                   std::string(Out.Path), std::string(In.Path)};
+  std::vector<std::string> Args = {
+      Ptxas, "-arch=" + Arch,       "-O" + std::to_string(Opts.OptLevel),
+      "-o",  std::string(Out.Path), std::string(In.Path)};
   if (Opts.DebugInfo)
     Args.push_back("-lineinfo");
   if (llvm::Error E = runTool(Args, Opts.Verbose))
-    return std::move(E);
+    return E;
   auto Cubin = llvm::MemoryBuffer::getFile(Out.Path);
   if (!Cubin)
     return makeError("cannot read the SASS for " + Arch + ": " +
@@ -298,25 +299,25 @@ llvm::Expected<std::string> qdc::compileHipToHsaco(const std::string &Source,
           llvm::sys::fs::createTemporaryFile("qdc", "hsaco", Hsaco.Path))
     return makeError("cannot create a temporary file: " + EC.message());
   std::vector<std::string> Args = commonArgs(Opts);
-  Args.insert(Args.end(), {"-x", "hip", "--cuda-device-only",
-                           "--offload-arch=" + Arch, "-nogpuinc", "-nogpulib",
-                           "-c"});
+  Args.insert(Args.end(),
+              {"-x", "hip", "--cuda-device-only", "--offload-arch=" + Arch,
+               "-nogpuinc", "-nogpulib", "-c"});
   std::vector<std::string> Bitcode = rocmBitcode(Arch);
   if (!Bitcode.empty())
     Args.push_back("-DQD_HAVE_OCML=1");
   for (const std::string &BC : Bitcode)
-    Args.insert(Args.end(), {"-Xclang", "-mlink-builtin-bitcode", "-Xclang", BC});
+    Args.insert(Args.end(),
+                {"-Xclang", "-mlink-builtin-bitcode", "-Xclang", BC});
   clang::EmitObjAction Action;
-  if (llvm::Error E = runClang(Args, Opts.InputPath + "." + Arch + ".hip",
-                               Source, Action, Opts.Verbose,
-                               std::string(Object.Path)))
-    return std::move(E);
-  if (llvm::Error E = runTool({QDC_LLD_EXECUTABLE, "-m", "elf64_amdgpu",
-                               "--no-undefined", "-shared", "-o",
-                               std::string(Hsaco.Path),
-                               std::string(Object.Path)},
-                              Opts.Verbose))
-    return std::move(E);
+  if (llvm::Error E =
+          runClang(Args, Opts.InputPath + "." + Arch + ".hip", Source, Action,
+                   Opts.Verbose, std::string(Object.Path)))
+    return E;
+  if (llvm::Error E = runTool(
+          {QDC_LLD_EXECUTABLE, "-m", "elf64_amdgpu", "--no-undefined",
+           "-shared", "-o", std::string(Hsaco.Path), std::string(Object.Path)},
+          Opts.Verbose))
+    return E;
   auto Buffer = llvm::MemoryBuffer::getFile(Hsaco.Path);
   if (!Buffer)
     return makeError("cannot read the HSACO for " + Arch + ": " +
@@ -342,9 +343,8 @@ llvm::Error qdc::compileHostObject(const std::string &Source,
   // Strong definitions outside the generated namespace become local;
   // inline functions and templates (linkonce/weak) keep their linkage.
   llvm::internalizeModule(*Mod, [&](const llvm::GlobalValue &GV) {
-    return GV.getName().starts_with(PublicPrefix) ||
-           GV.hasLinkOnceLinkage() || GV.hasWeakLinkage() ||
-           GV.hasCommonLinkage();
+    return GV.getName().starts_with(PublicPrefix) || GV.hasLinkOnceLinkage() ||
+           GV.hasWeakLinkage() || GV.hasCommonLinkage();
   });
 
   std::string Error;
@@ -355,8 +355,7 @@ llvm::Error qdc::compileHostObject(const std::string &Source,
                      Error);
   llvm::TargetOptions TO;
   std::unique_ptr<llvm::TargetMachine> TM(Target->createTargetMachine(
-      Mod->getTargetTriple(), "x86-64", "", TO, llvm::Reloc::PIC_,
-      std::nullopt,
+      Mod->getTargetTriple(), "x86-64", "", TO, llvm::Reloc::PIC_, std::nullopt,
       Opts.OptLevel == 0 ? llvm::CodeGenOptLevel::None
                          : llvm::CodeGenOptLevel::Aggressive));
   Mod->setDataLayout(TM->createDataLayout());

@@ -83,8 +83,8 @@ std::string qualified(const Kernel &K, llvm::StringRef Name) {
 /// namespaces.
 std::string qualifiedField(const Field &F) {
   std::string Name = F.Name;
-  for (size_t Pos; (Pos = Name.find("(anonymous namespace)::")) !=
-                   std::string::npos;)
+  for (size_t Pos;
+       (Pos = Name.find("(anonymous namespace)::")) != std::string::npos;)
     Name.erase(Pos, strlen("(anonymous namespace)::"));
   return "::" + Name;
 }
@@ -139,9 +139,8 @@ public:
           Edits.push_back({F.Decl.Begin, F.Decl.Begin, "__device__ "});
         }
     }
-    llvm::sort(Edits, [](const Edit &A, const Edit &B) {
-      return A.Begin < B.Begin;
-    });
+    llvm::sort(Edits,
+               [](const Edit &A, const Edit &B) { return A.Begin < B.Begin; });
     std::string Out = "#line 1 " + quoteForLine(Opts.InputPath) + "\n";
     unsigned Pos = 0;
     for (const Edit &E : Edits) {
@@ -198,8 +197,9 @@ private:
       OS << "static void " << Tk.Name
          << "(const void *qd_p_, uint64_t qd_begin_, uint64_t qd_end_) {\n";
       if (HasArgs)
-        OS << "  const " << argsStructName(K) << " &qd_args_ = *static_cast<const "
-           << argsStructName(K) << " *>(qd_p_);\n";
+        OS << "  const " << argsStructName(K)
+           << " &qd_args_ = *static_cast<const " << argsStructName(K)
+           << " *>(qd_p_);\n";
       else
         OS << "  (void)qd_p_;\n";
     }
@@ -210,8 +210,9 @@ private:
       emitSnippet(L->Range, OS);
 
     if (Tk.Kind == TaskKind::Serial) {
-      OS << (T != Target::Cpu ? "  if (qd::detail::first_index() == 0 && qd_n_) {"
-                              : "  if (qd_begin_ == 0 && qd_end_) {");
+      OS << (T != Target::Cpu
+                 ? "  if (qd::detail::first_index() == 0 && qd_n_) {"
+                 : "  if (qd_begin_ == 0 && qd_end_) {");
       for (unsigned Id : Tk.StmtIds)
         if (const Stmt *S = K.findStmt(Id))
           emitSnippet(S->Range, OS);
@@ -233,8 +234,9 @@ private:
       OS << "    uint64_t qd_r_ = qd_k_;\n";
       for (size_t D = Tk.Extents.size(); D-- > 1;) {
         std::string E = "static_cast<uint64_t>(" + Tk.Extents[D].End.Text + ")";
-        OS << "    int64_t " << Tk.IndexVars[D] << " = static_cast<int64_t>(qd_r_ % "
-           << E << ");\n    qd_r_ /= " << E << ";\n";
+        OS << "    int64_t " << Tk.IndexVars[D]
+           << " = static_cast<int64_t>(qd_r_ % " << E
+           << ");\n    qd_r_ /= " << E << ";\n";
       }
       OS << "    int64_t " << Tk.IndexVars[0]
          << " = static_cast<int64_t>(qd_r_);\n";
@@ -408,18 +410,20 @@ std::string qdc::generateHostSource(const Module &M,
     OS << "};\n";
   }
   OS << "const qdrt_module_desc qd_desc_ = {QDRT_ABI_VERSION, \""
-     << Opts.Namespace << "\", "
-     << (Images.empty() ? "nullptr" : "qd_images_") << ", " << Images.size()
-     << ", " << (NumTasks ? "qd_tasks_" : "nullptr") << ", " << NumTasks
-     << ", " << (M.Kernels.empty() ? "nullptr" : "qd_kernels_") << ", "
-     << M.Kernels.size() << ", " << (M.Fields.empty() ? "nullptr" : "qd_fields_")
-     << ", " << M.Fields.size() << ", " << MaxGroups << "};\n";
+     << Opts.Namespace << "\", " << (Images.empty() ? "nullptr" : "qd_images_")
+     << ", " << Images.size() << ", " << (NumTasks ? "qd_tasks_" : "nullptr")
+     << ", " << NumTasks << ", "
+     << (M.Kernels.empty() ? "nullptr" : "qd_kernels_") << ", "
+     << M.Kernels.size() << ", "
+     << (M.Fields.empty() ? "nullptr" : "qd_fields_") << ", " << M.Fields.size()
+     << ", " << MaxGroups << "};\n";
   OS << "} // namespace\n\n";
 
   // Launchers and field handles.
   OS << "namespace " << Opts.Namespace << " {\n";
   OS << "qdrt_module *qd_module_() {\n"
-        "  static qdrt_module *const m = qd::detail::register_module(qd_desc_);\n"
+        "  static qdrt_module *const m = "
+        "qd::detail::register_module(qd_desc_);\n"
         "  return m;\n}\n";
   LineMap Lines(M.Source);
   unsigned KernelIndex = 0;
@@ -434,8 +438,9 @@ std::string qdc::generateHostSource(const Module &M,
       OS << "  " << qualified(K, argsStructName(K)) << " qd_args_{};\n";
       for (const Param &P : K.Params)
         OS << "  qd_args_." << P.Name << " = "
-           << (P.Kind == ParamKind::Ndarray ? "qd::detail::to_kernel(" + P.Name + ")"
-                                            : P.Name)
+           << (P.Kind == ParamKind::Ndarray
+                   ? "qd::detail::to_kernel(" + P.Name + ")"
+                   : P.Name)
            << ";\n";
     }
     if (!K.Tasks.empty())
@@ -452,13 +457,14 @@ std::string qdc::generateHostSource(const Module &M,
       if (Tk.Kind == TaskKind::Serial)
         OS << "1";
       for (size_t D = 0; D < Tk.Extents.size(); ++D)
-        OS << (D ? " * " : "") << "qd::detail::trip(" << Tk.Extents[D].Begin.Text
-           << ", " << Tk.Extents[D].End.Text << ")";
+        OS << (D ? " * " : "") << "qd::detail::trip("
+           << Tk.Extents[D].Begin.Text << ", " << Tk.Extents[D].End.Text << ")";
       OS << ";\n  }\n";
     }
     OS << "  qd::detail::check(qdrt_launch(qd_module_(), " << KernelIndex++
        << ", " << (K.Params.empty() ? "nullptr" : "&qd_args_") << ", "
-       << (K.Tasks.empty() ? "nullptr" : "qd_n_") << ", qd_launch_.stream));\n}\n"
+       << (K.Tasks.empty() ? "nullptr" : "qd_n_")
+       << ", qd_launch_.stream));\n}\n"
        << Close;
   }
   for (size_t I = 0; I < M.Fields.size(); ++I) {
@@ -483,17 +489,20 @@ std::string qdc::generateHeader(const Module &M, const SourceGenOptions &Opts) {
        << "): " << K.Tasks.size() << (K.Tasks.size() == 1 ? " task" : " tasks");
     if (K.NumGroups)
       OS << " in " << K.NumGroups << " stream-parallel groups";
-    OS << ".\n" << launcherSignature(K, /*Defaults=*/true) << ";\n" << Close
-       << '\n';
+    OS << ".\n"
+       << launcherSignature(K, /*Defaults=*/true) << ";\n"
+       << Close << '\n';
   }
   for (const Field &F : M.Fields) {
     std::string Close = openScope(OS, fieldScope(F));
     OS << "/// Field '" << F.Name << "' (" << M.SourceFile << ':' << F.Loc.Line
        << ").\nextern " << fieldHandleType(F) << ' ' << baseName(F.Name)
-       << ";\n" << Close << '\n';
+       << ";\n"
+       << Close << '\n';
   }
   OS << "/// The module of " << M.SourceFile
-     << ", registered with libqdrt on first use.\nqdrt_module *qd_module_();\n\n"
+     << ", registered with libqdrt on first use.\nqdrt_module "
+        "*qd_module_();\n\n"
      << "} // namespace " << Opts.Namespace << "\n";
   return OS.str();
 }

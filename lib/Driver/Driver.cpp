@@ -9,34 +9,27 @@
 //===----------------------------------------------------------------------===//
 
 #include "qdc/Driver/Driver.h"
-#include "qdc/CodeGen/Compiler.h"
-#include "qdc/CodeGen/SourceGen.h"
+#include "Generate.h"
+#include "Output.h"
 #include "qdc/Driver/Options.h"
 #include "qdc/Frontend/Frontend.h"
 #include "qdc/KIR/Printer.h"
 #include "qdc/KIR/Verifier.h"
 #include "qdc/Transforms/Passes.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace qdc;
-
-static int fail(const llvm::Twine &Msg) {
-  llvm::WithColor::error(llvm::errs(), "qdc") << Msg << '\n';
-  return 1;
-}
 
 /// The folder holding qd/qd.h: `<prefix>/include` beside `<prefix>/bin/qdc`,
 /// in the build tree as in an install tree.
 static std::string getPreludeDir(const char *Argv0) {
   static int Anchor;
   std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, &Anchor);
-  llvm::SmallString<256> Dir(llvm::sys::path::parent_path(
-      llvm::sys::path::parent_path(Exe)));
+  llvm::SmallString<256> Dir(
+      llvm::sys::path::parent_path(llvm::sys::path::parent_path(Exe)));
   llvm::sys::path::append(Dir, "include");
   return std::string(Dir);
 }
@@ -60,211 +53,11 @@ static llvm::Error checkInput(llvm::StringRef Path) {
   return llvm::Error::success();
 }
 
-/// Writes Text to Path ("-": standard output) atomically.
-static int writeText(const std::string &Path, llvm::StringRef Text) {
-  if (llvm::Error E = llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
-        OS << Text;
-        return llvm::Error::success();
-      }))
-    return fail("cannot write '" + Path + "': " + llvm::toString(std::move(E)));
-  return 0;
-}
-
-/// The file name without its last extension: "dir/streams.qd" -> "streams".
-static std::string getStem(llvm::StringRef Input) {
-  return llvm::sys::path::stem(Input).str();
-}
-
-/// The stem made into a C++ identifier.
-static std::string getNamespace(const DriverOptions &Opts) {
-  if (!Opts.Namespace.empty())
-    return Opts.Namespace;
-  std::string NS = getStem(Opts.InputFile);
-  for (char &C : NS)
-    if (!llvm::isAlnum(C))
-      C = '_';
-  if (NS.empty() || llvm::isDigit(NS[0]))
-    NS = "_" + NS;
-  return NS;
-}
-
-/// Code generation needs each kernel spelled in the .qd file itself.
-static bool checkKernelsRewritable(const kir::Module &M, DiagEngine &Diags) {
-  bool OK = true;
-  for (const kir::Kernel &K : M.Kernels) {
-    bool Valid = K.Range.isValid();
-    for (const kir::Task &T : K.Tasks)
-      for (unsigned Id : T.StmtIds)
-        if (const kir::Stmt *S = K.findStmt(Id))
-          Valid = Valid && S->Range.isValid() &&
-                  (S->Kind != kir::StmtKind::Loop || S->LoopBody.isValid());
-    if (!Valid) {
-      Diags.report(DiagID::err_kernel_not_rewritable, K.Loc) << K.Name;
-      OK = false;
-    }
-  }
-  return OK;
-}
-
-/// A Make rule: Target depends on every file in Deps.
-static std::string makeDepfile(const std::string &Target,
-                               const std::vector<std::string> &Deps) {
-  auto Escape = [](llvm::StringRef Path) {
-    std::string Out;
-    for (char C : Path) {
-      if (C == ' ' || C == '#')
-        Out += '\\';
-      else if (C == '$')
-        Out += '$';
-      Out += C;
-    }
-    return Out;
-  };
-  std::string Rule = Escape(Target) + ":";
-  for (const std::string &D : Deps)
-    Rule += " \\\n  " + Escape(D);
-  return Rule + "\n";
-}
-
-static int generate(const DriverOptions &Opts, const kir::Module &M,
-                    const std::string &PreludeDir,
-                    const std::vector<std::string> &Dependencies) {
-  SourceGenOptions SG;
-  SG.InputPath = Opts.InputFile;
-  SG.Namespace = getNamespace(Opts);
-  CompileOptions CO;
-  CO.InputPath = Opts.InputFile;
-  CO.IncludeDir = PreludeDir;
-  CO.IncludeDirs = Opts.IncludeDirs;
-  CO.Defines = Opts.Defines;
-  CO.Std = Opts.Std;
-  CO.OptLevel = Opts.OptLevel;
-  CO.DebugInfo = Opts.DebugInfo;
-  CO.Verbose = Opts.Verbose;
-  CO.Libdevice = findLibdevice();
-  std::string Output = Opts.OutputFile.empty() ? "-" : Opts.OutputFile;
-
-  switch (Opts.Emit) {
-  case EmitKind::DeviceSource: {
-    // The CUDA source, or the HIP one when only AMD GPUs are targeted.
-    bool OnlyAmd = llvm::all_of(Opts.OffloadArchs, [](const std::string &A) {
-      return llvm::StringRef(A).starts_with("gfx");
-    });
-    return writeText(Output, OnlyAmd ? generateHipSource(M, SG)
-                                     : generateCudaSource(M, SG));
-  }
-  case EmitKind::Header:
-    return writeText(Output, generateHeader(M, SG));
-  default:
-    break;
-  }
-
-  std::vector<std::string> SmArchs, GfxArchs;
-  for (const std::string &Arch : Opts.OffloadArchs)
-    (llvm::StringRef(Arch).starts_with("gfx") ? GfxArchs : SmArchs)
-        .push_back(Arch);
-  std::vector<DeviceImage> Hsacos;
-  if (!GfxArchs.empty()) {
-    std::string Hip = generateHipSource(M, SG);
-    for (const std::string &Arch : GfxArchs) {
-      llvm::Expected<std::string> Hsaco = compileHipToHsaco(Hip, Arch, CO);
-      if (!Hsaco)
-        return fail(llvm::toString(Hsaco.takeError()));
-      Hsacos.push_back({DeviceImage::HSACO, Arch, std::move(*Hsaco)});
-    }
-  }
-  if (Opts.Emit == EmitKind::HSACO) {
-    if (Hsacos.empty())
-      return fail("--emit=hsaco needs an AMD GPU in --offload-arch, e.g. "
-                  "--offload-arch=gfx90a");
-    if (Hsacos.size() > 1)
-      return fail("--emit=hsaco writes one code object; give one gfx arch");
-    return writeText(Output, Hsacos.front().Data);
-  }
-
-  std::vector<DeviceImage> Images;
-  std::string Cuda = generateCudaSource(M, SG);
-  for (const std::string &Arch : SmArchs) {
-    llvm::Expected<std::string> Ptx = compileCudaToPtx(Cuda, Arch, CO);
-    if (!Ptx)
-      return fail(llvm::toString(Ptx.takeError()));
-    Images.push_back({DeviceImage::PTX, Arch, std::move(*Ptx)});
-  }
-  if (Opts.Emit == EmitKind::PTX) {
-    std::string All;
-    for (const DeviceImage &I : Images)
-      All += (Images.size() > 1 ? "// " + I.Arch + "\n" : "") + I.Data;
-    return writeText(Output, All);
-  }
-  // SASS beside each PTX when a CUDA toolkit is here: no JIT at load time on
-  // exactly that GPU; the PTX still serves newer ones.
-  if (std::string Ptxas = findPtxas(); !Ptxas.empty()) {
-    for (size_t I = 0, E = Images.size(); I < E; ++I) {
-      llvm::Expected<std::string> Sass =
-          assemblePtx(Ptxas, Images[I].Data, Images[I].Arch, CO);
-      if (!Sass)
-        return fail(llvm::toString(Sass.takeError()));
-      Images.push_back({DeviceImage::Cubin, Images[I].Arch, std::move(*Sass)});
-    }
-  }
-  for (DeviceImage &I : Hsacos)
-    Images.push_back(std::move(I));
-  std::string Host = generateHostSource(M, SG, Images);
-  if (Opts.Emit == EmitKind::LauncherSource)
-    return writeText(Output, Host);
-
-  // The object and the header, each replaced atomically.
-  std::string Object = Opts.OutputFile.empty()
-                           ? getStem(Opts.InputFile) + ".o"
-                           : Opts.OutputFile;
-  std::string Header = Opts.HeaderFile;
-  if (Header.empty()) {
-    llvm::SmallString<256> Path(llvm::sys::path::parent_path(Object));
-    llvm::sys::path::append(Path, getStem(Opts.InputFile) + ".qd.h");
-    Header = std::string(Path);
-  }
-  llvm::SmallString<256> Temp;
-  if (std::error_code EC =
-          llvm::sys::fs::createUniqueFile(Object + ".tmp%%%%%%", Temp))
-    return fail("cannot write '" + Object + "': " + EC.message());
-  // The Itanium mangling of names in the generated namespace.
-  std::string Prefix = "_ZN";
-  llvm::SmallVector<llvm::StringRef, 4> Parts;
-  llvm::StringRef(SG.Namespace).split(Parts, "::");
-  for (llvm::StringRef Part : Parts)
-    Prefix += std::to_string(Part.size()) + Part.str();
-  if (llvm::Error E =
-          compileHostObject(Host, std::string(Temp), Prefix, CO)) {
-    llvm::sys::fs::remove(Temp);
-    return fail(llvm::toString(std::move(E)));
-  }
-  if (int RC = writeText(Header, generateHeader(M, SG))) {
-    llvm::sys::fs::remove(Temp);
-    return RC;
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Temp, Object)) {
-    llvm::sys::fs::remove(Temp);
-    return fail("cannot write '" + Object + "': " + EC.message());
-  }
-  if (!Opts.WriteDepfile)
-    return 0;
-  std::string Depfile = Opts.DepfilePath;
-  if (Depfile.empty()) {
-    llvm::SmallString<256> Path(Object);
-    llvm::sys::path::replace_extension(Path, ".d");
-    Depfile = std::string(Path);
-  }
-  return writeText(Depfile,
-                   makeDepfile(Opts.DepfileTarget.empty() ? Object
-                                                          : Opts.DepfileTarget,
-                               Dependencies));
-}
-
 int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
   llvm::Expected<std::optional<DriverOptions>> Parsed =
       parseOptions(Args, llvm::outs());
   if (!Parsed)
-    return fail(llvm::toString(Parsed.takeError()));
+    return reportError(llvm::toString(Parsed.takeError()));
   if (!*Parsed)
     return 0; // --help or --version
   const DriverOptions &Opts = **Parsed;
@@ -280,9 +73,9 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
     return 0;
   }
   if (Opts.InputFile.empty())
-    return fail("no input file");
+    return reportError("no input file");
   if (llvm::Error E = checkInput(Opts.InputFile))
-    return fail(llvm::toString(std::move(E)));
+    return reportError(llvm::toString(std::move(E)));
 
   FrontendOptions FOpts;
   FOpts.InputFile = Opts.InputFile;
@@ -302,8 +95,8 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
     return 1;
   if (Opts.StopAfter.empty())
     if (llvm::Error E = kir::verifyModule(*M))
-      return fail("internal error: invalid kernel IR: " +
-                  llvm::toString(std::move(E)));
+      return reportError("internal error: invalid kernel IR: " +
+                         llvm::toString(std::move(E)));
   if (Opts.SyntaxOnly)
     return 0;
 
@@ -316,10 +109,9 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
       kir::printStreamPlanDot(*M, OS);
     else
       kir::printStreamPlan(*M, OS);
-    return writeText(Opts.OutputFile.empty() ? "-" : Opts.OutputFile,
-                     OS.str());
+    return writeOutput(Opts.OutputFile.empty() ? "-" : Opts.OutputFile,
+                       OS.str());
   }
-  if (!checkKernelsRewritable(*M, Session.getDiags()))
-    return 1;
-  return generate(Opts, *M, PreludeDir, Session.getDependencies());
+  return generateOutputs(Opts, *M, Session.getDiags(), PreludeDir,
+                         Session.getDependencies());
 }

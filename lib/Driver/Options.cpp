@@ -85,8 +85,7 @@ struct Parser {
                    "hsaco")
         ->type_name("<kind>")
         ->check(CLI::IsMember({"obj", "header", "kir", "stream-plan",
-                               "device-src", "launcher-src", "ptx",
-                               "hsaco"}));
+                               "device-src", "launcher-src", "ptx", "hsaco"}));
     App.add_option("--offload-arch", Archs,
                    "GPU architectures to compile for, comma-separated "
                    "(default: sm_80, whose PTX the driver compiles for any "
@@ -94,11 +93,13 @@ struct Parser {
         ->type_name("<arch,...>")
         ->delimiter(',')
         ->allow_extra_args(false);
-    App.add_option("-O", OptLevel, "Optimization level of the generated code "
-                                   "(0-3, default 3)")
+    App.add_option("-O", OptLevel,
+                   "Optimization level of the generated code "
+                   "(0-3, default 3)")
         ->type_name("<level>")
         ->check(CLI::IsMember({"0", "1", "2", "3"}));
-    App.add_flag("-g", Opts.DebugInfo, "Line information in the generated code");
+    App.add_flag("-g", Opts.DebugInfo,
+                 "Line information in the generated code");
     App.add_flag("--MD", Opts.WriteDepfile,
                  "Write a depfile listing every file the input includes");
     App.add_option("--MF", Opts.DepfilePath,
@@ -121,8 +122,9 @@ struct Parser {
     App.add_option("-D", Opts.Defines, "Define macro <name>[=<value>]")
         ->type_name("<macro>")
         ->allow_extra_args(false);
-    App.add_option("--std", Opts.Std, "C++ standard of the input "
-                                      "(default: c++20)")
+    App.add_option("--std", Opts.Std,
+                   "C++ standard of the input "
+                   "(default: c++20)")
         ->type_name("<std>");
     App.add_flag("--Werror", Opts.WarningsAsErrors, "Treat warnings as errors");
     App.add_flag("-w", Opts.IgnoreWarnings, "Suppress all warnings");
@@ -179,7 +181,8 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
     if (E.starts_with("--") && !E.starts_with("---")) {
       // Map back to what the user typed.
       for (llvm::StringRef Dash : SingleDashOptions)
-        if (E.drop_front() == Dash || E.drop_front().starts_with((Dash + "=").str()))
+        if (E.drop_front() == Dash ||
+            E.drop_front().starts_with((Dash + "=").str()))
           E = E.drop_front();
     }
     if (E.starts_with("-") && E != "-")

@@ -99,8 +99,8 @@ struct FrontendSession::Impl {
             "-std=" + Opts.Std};
     Args.push_back(llvm::errs().has_colors() ? "-fcolor-diagnostics"
                                              : "-fno-color-diagnostics");
-    Args.insert(Args.end(), {"-isystem", Opts.PreludeDir, "-include",
-                             "qd/qd.h", "-D__QDC__=1"});
+    Args.insert(Args.end(), {"-isystem", Opts.PreludeDir, "-include", "qd/qd.h",
+                             "-D__QDC__=1"});
     for (const std::string &Dir : Opts.IncludeDirs)
       Args.push_back("-I" + Dir);
     for (const std::string &Def : Opts.Defines)
@@ -122,8 +122,8 @@ struct FrontendSession::Impl {
     DiagOpts->ShowColors = llvm::errs().has_colors();
     clang::CreateInvocationOptions CIOpts;
     CIOpts.Diags = clang::CompilerInstance::createDiagnostics(
-        DiagOpts.get(), new clang::TextDiagnosticPrinter(llvm::errs(),
-                                                         DiagOpts.get()));
+        DiagOpts.get(),
+        new clang::TextDiagnosticPrinter(llvm::errs(), DiagOpts.get()));
     std::shared_ptr<clang::CompilerInvocation> Inv =
         clang::createInvocation(Argv, std::move(CIOpts));
     if (!Inv)

@@ -65,8 +65,8 @@ bool isQdContext(const clang::DeclContext *DC, llvm::StringRef Inner = {}) {
 }
 
 /// The specialization of class template qd::<Name> that T is, or null.
-const clang::ClassTemplateSpecializationDecl *getQdSpecialization(
-    clang::QualType T, llvm::StringRef Name) {
+const clang::ClassTemplateSpecializationDecl *
+getQdSpecialization(clang::QualType T, llvm::StringRef Name) {
   const auto *Spec = dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(
       T.getCanonicalType()->getAsCXXRecordDecl());
   if (!Spec || Spec->getName() != Name || !isQdContext(Spec->getDeclContext()))
@@ -103,7 +103,8 @@ bool isStreamParallelBlock(const clang::Stmt *S) {
   if (!V)
     return false;
   const auto *RD = V->getType().getCanonicalType()->getAsCXXRecordDecl();
-  return RD && RD->getIdentifier() && RD->getName() == "stream_parallel_block" &&
+  return RD && RD->getIdentifier() &&
+         RD->getName() == "stream_parallel_block" &&
          isQdContext(RD->getDeclContext(), "detail");
 }
 
@@ -195,9 +196,7 @@ public:
     return B;
   }
 
-  kir::Bound getConstantBound(int64_t V) {
-    return {std::to_string(V), V};
-  }
+  kir::Bound getConstantBound(int64_t V) { return {std::to_string(V), V}; }
 
 private:
   clang::ASTContext &Ctx;
@@ -698,7 +697,8 @@ public:
     if (!Spec)
       return true;
     const clang::TemplateArgumentList &Args = Spec->getTemplateArgs();
-    if (Args.size() != 2 || Args[0].getKind() != clang::TemplateArgument::Type ||
+    if (Args.size() != 2 ||
+        Args[0].getKind() != clang::TemplateArgument::Type ||
         Args[1].getKind() != clang::TemplateArgument::Pack)
       return true;
     SourceLoc Loc = Src.getLoc(V->getLocation());
@@ -723,8 +723,8 @@ public:
     // `qd::field<float, N> a, b;`: every declarator shares the first one's
     // start, where a storage qualifier goes.
     if (F.Decl.isValid())
-      F.Decl.Begin = SM.getFileOffset(
-          SM.getExpansionLoc(V->getOuterLocStart()));
+      F.Decl.Begin =
+          SM.getFileOffset(SM.getExpansionLoc(V->getOuterLocStart()));
     for (const clang::TemplateArgument &Dim : Args[1].pack_elements())
       F.Shape.push_back(Dim.getAsIntegral().getExtValue());
     M.Fields.push_back(std::move(F));

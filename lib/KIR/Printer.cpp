@@ -63,7 +63,7 @@ static void printStmt(const Stmt &S, unsigned Indent, llvm::raw_ostream &OS) {
   OS.indent(Indent) << "stmt " << S.Id << ": ";
   switch (S.Kind) {
   case StmtKind::Loop:
-    OS << (S.Form == LoopForm::NdRange  ? "ndrange-loop "
+    OS << (S.Form == LoopForm::NdRange ? "ndrange-loop "
            : S.Form == LoopForm::Range ? "range-loop "
                                        : "for-loop ");
     printLoopHead(S.IndexVars, S.Extents, OS);

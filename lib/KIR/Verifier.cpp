@@ -45,8 +45,8 @@ static llvm::Error verifyKernel(const Kernel &K) {
       break;
     }
     if (T.Group > K.NumGroups)
-      return fail(K, llvm::formatv("task '{0}' is in group {1} of {2}",
-                                   T.Name, T.Group, K.NumGroups));
+      return fail(K, llvm::formatv("task '{0}' is in group {1} of {2}", T.Name,
+                                   T.Group, K.NumGroups));
     if (T.Group < LastGroup)
       return fail(K, "groups of task '" + T.Name + "' are out of order");
     if (K.NumGroups && T.Group == 0)

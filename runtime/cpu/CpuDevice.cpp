@@ -1,4 +1,5 @@
-//===- CpuDevice.cpp - The CPU backend ----------------------------------------===//
+//===- CpuDevice.cpp - The CPU backend
+//----------------------------------------===//
 //
 // Part of qdc. Tasks run on the host when they are launched, split across a
 // pool of std::threads; launch returns when the task is done. Streams and
@@ -44,7 +45,8 @@ public:
 
   /// Runs Fn(begin, end) over [0, N) in chunks on every thread, the caller's
   /// included; returns when all chunks are done.
-  void parallelFor(uint64_t N, const std::function<void(uint64_t, uint64_t)> &Fn) {
+  void parallelFor(uint64_t N,
+                   const std::function<void(uint64_t, uint64_t)> &Fn) {
     std::lock_guard<std::mutex> Serial(LaunchMutex);
     uint64_t Chunks = std::min<uint64_t>(N, uint64_t(size()) * 4);
     {
@@ -171,8 +173,7 @@ public:
     return P;
   }
   void deallocate(void *P) override { std::free(P); }
-  void copyToDevice(void *Dst, const void *Src, size_t Bytes,
-                    Handle) override {
+  void copyToDevice(void *Dst, const void *Src, size_t Bytes, Handle) override {
     std::memcpy(Dst, Src, Bytes);
   }
   void copyToHost(void *Dst, const void *Src, size_t Bytes, Handle) override {

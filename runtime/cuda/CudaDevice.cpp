@@ -1,4 +1,5 @@
-//===- CudaDevice.cpp - The CUDA backend over the driver API ---------------===//
+//===- CudaDevice.cpp - The CUDA backend over the driver API
+//---------------===//
 //
 // Part of qdc. Resolves the driver from libcuda.so.1 at run time (no CUDA
 // toolkit needed to build), runs on the device's primary context (made
@@ -164,14 +165,14 @@ public:
                      CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *Values[] = {Log, reinterpret_cast<void *>(uintptr_t(sizeof(Log)))};
     CUmodule Mod = nullptr;
-    CUresult R = Driver.cuModuleLoadDataEx(&Mod, Image->data, 2, Options,
-                                           Values);
+    CUresult R =
+        Driver.cuModuleLoadDataEx(&Mod, Image->data, 2, Options, Values);
     if (R != CUDA_SUCCESS) {
       try {
         Driver.check(R, "cuModuleLoadDataEx");
       } catch (const qd::Error &E) {
-        throw qd::Error(std::string(E.what()) + " loading module '" +
-                        M.name + "' (" + Image->arch + ")" +
+        throw qd::Error(std::string(E.what()) + " loading module '" + M.name +
+                        "' (" + Image->arch + ")" +
                         (Log[0] ? std::string(":\n") + Log : ""));
       }
     }
@@ -184,11 +185,11 @@ public:
   Handle getFunction(Handle M, const qdrt_task_desc &T) override {
     makeCurrent();
     CUfunction F = nullptr;
-    CUresult R = Driver.cuModuleGetFunction(&F, static_cast<CUmodule>(M),
-                                            T.name);
+    CUresult R =
+        Driver.cuModuleGetFunction(&F, static_cast<CUmodule>(M), T.name);
     if (R != CUDA_SUCCESS)
-      Driver.check(R, (std::string("cuModuleGetFunction('") + T.name + "')")
-                          .c_str());
+      Driver.check(
+          R, (std::string("cuModuleGetFunction('") + T.name + "')").c_str());
     return F;
   }
   void *getGlobal(Handle M, const qdrt_field_desc &F) override {
@@ -198,8 +199,8 @@ public:
     CUresult R =
         Driver.cuModuleGetGlobal(&P, &Bytes, static_cast<CUmodule>(M), F.name);
     if (R != CUDA_SUCCESS)
-      Driver.check(R, (std::string("cuModuleGetGlobal('") + F.name + "')")
-                          .c_str());
+      Driver.check(
+          R, (std::string("cuModuleGetGlobal('") + F.name + "')").c_str());
     if (Bytes != F.bytes)
       throw qd::Error(std::string("field '") + F.name + "' has " +
                       std::to_string(Bytes) + " bytes on the device, " +
@@ -214,8 +215,8 @@ public:
     uint64_t Blocks = (Iterations + Block - 1) / Block;
     // Grid-stride loops cover the rest; enough blocks to fill the device.
     uint64_t MaxBlocks = uint64_t(Multiprocessors) * 32;
-    unsigned Grid = static_cast<unsigned>(std::max<uint64_t>(
-        1, std::min(Blocks, MaxBlocks)));
+    unsigned Grid = static_cast<unsigned>(
+        std::max<uint64_t>(1, std::min(Blocks, MaxBlocks)));
     void *Params[2];
     unsigned N = 0;
     if (ArgSize)
@@ -283,8 +284,8 @@ private:
     if (!Best)
       throw qd::Error(std::string("module '") + M.name +
                       "' has no image this GPU can run (sm_" +
-                      std::to_string(SmVersion) + "); it has: " +
-                      (Have.empty() ? "no CUDA images" : Have));
+                      std::to_string(SmVersion) +
+                      "); it has: " + (Have.empty() ? "no CUDA images" : Have));
     return Best;
   }
 

@@ -1,4 +1,5 @@
-//===- HipDevice.cpp - The AMD GPU backend over the HIP runtime ------------===//
+//===- HipDevice.cpp - The AMD GPU backend over the HIP runtime
+//------------===//
 //
 // Part of qdc. Resolves HIP from libamdhip64.so at run time (no ROCm needed
 // to build), selects the device on each calling thread, and loads the first
@@ -169,9 +170,9 @@ public:
     makeCurrent();
     void *P = nullptr;
     size_t Bytes = 0;
-    Hip.check(Hip.hipModuleGetGlobal(&P, &Bytes, static_cast<hipModule_t>(M),
-                                     F.name),
-              std::string("hipModuleGetGlobal('") + F.name + "')");
+    Hip.check(
+        Hip.hipModuleGetGlobal(&P, &Bytes, static_cast<hipModule_t>(M), F.name),
+        std::string("hipModuleGetGlobal('") + F.name + "')");
     return P;
   }
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
@@ -179,8 +180,8 @@ public:
     makeCurrent();
     unsigned Block = T.block_dim ? T.block_dim : 128;
     uint64_t Blocks = (Iterations + Block - 1) / Block;
-    unsigned Grid =
-        static_cast<unsigned>(std::max<uint64_t>(1, std::min<uint64_t>(Blocks, 65535)));
+    unsigned Grid = static_cast<unsigned>(
+        std::max<uint64_t>(1, std::min<uint64_t>(Blocks, 65535)));
     void *Params[2];
     unsigned N = 0;
     if (ArgSize)

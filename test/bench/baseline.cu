@@ -118,7 +118,8 @@ struct ForkJoin {
     }
     CHECK(cudaEventCreateWithFlags(&Fork, cudaEventDisableTiming));
   }
-  void run(cudaStream_t Launch, const std::function<void(int, cudaStream_t)> &Group) {
+  void run(cudaStream_t Launch,
+           const std::function<void(int, cudaStream_t)> &Group) {
     CHECK(cudaEventRecord(Fork, Launch));
     for (size_t G = 0; G < Streams.size(); ++G) {
       CHECK(cudaStreamWaitEvent(Streams[G], Fork, 0));
@@ -141,16 +142,23 @@ int main(int argc, char **argv) {
   float *Sink;
   CHECK(cudaMalloc(&Sink, 16 * Lanes * sizeof(float)));
 
-  print("group_ms", deviceMs([&] { spin<<<1, Lanes, 0, S>>>(Sink, 0, Steps); }, S, 5));
+  print("group_ms",
+        deviceMs([&] { spin<<<1, Lanes, 0, S>>>(Sink, 0, Steps); }, S, 5));
   for (int K : {1, 2, 4, 8, 16}) {
     ForkJoin FJ(K);
-    Stat Par = deviceMs([&] {
-      FJ.run(S, [&](int G, cudaStream_t GS) { spin<<<1, Lanes, 0, GS>>>(Sink, G, Steps); });
-    }, S, 7);
-    Stat Ser = deviceMs([&] {
-      for (int G = 0; G < K; ++G)
-        spin<<<1, Lanes, 0, S>>>(Sink, G, Steps);
-    }, S, 7);
+    Stat Par = deviceMs(
+        [&] {
+          FJ.run(S, [&](int G, cudaStream_t GS) {
+            spin<<<1, Lanes, 0, GS>>>(Sink, G, Steps);
+          });
+        },
+        S, 7);
+    Stat Ser = deviceMs(
+        [&] {
+          for (int G = 0; G < K; ++G)
+            spin<<<1, Lanes, 0, S>>>(Sink, G, Steps);
+        },
+        S, 7);
     char Key[64];
     std::snprintf(Key, sizeof(Key), "conc_parallel_ms_%d", K);
     print(Key, Par);
@@ -168,19 +176,27 @@ int main(int argc, char **argv) {
   CUfunction Empty1, Empty4[4];
   CHECK(cuModuleGetFunction(&Empty1, Mod, "empty1_t0"));
   for (int G = 0; G < 4; ++G)
-    CHECK(cuModuleGetFunction(&Empty4[G], Mod, ("empty4_t" + std::to_string(G)).c_str()));
+    CHECK(cuModuleGetFunction(&Empty4[G], Mod,
+                              ("empty4_t" + std::to_string(G)).c_str()));
   int N = 1;
   unsigned long long Count = 1;
   void *Params[] = {&N, &Count};
-  print("call_plain_us", hostUsPerCall([&] {
-    CHECK(cuLaunchKernel(Empty1, 1, 1, 1, 128, 1, 1, 0, S, Params, nullptr));
-  }, S));
+  print("call_plain_us", hostUsPerCall(
+                             [&] {
+                               CHECK(cuLaunchKernel(Empty1, 1, 1, 1, 128, 1, 1,
+                                                    0, S, Params, nullptr));
+                             },
+                             S));
   ForkJoin FJ4(4);
-  print("call_fork4_us", hostUsPerCall([&] {
-    FJ4.run(S, [&](int G, cudaStream_t GS) {
-      CHECK(cuLaunchKernel(Empty4[G], 1, 1, 1, 128, 1, 1, 0, GS, Params, nullptr));
-    });
-  }, S));
+  print("call_fork4_us",
+        hostUsPerCall(
+            [&] {
+              FJ4.run(S, [&](int G, cudaStream_t GS) {
+                CHECK(cuLaunchKernel(Empty4[G], 1, 1, 1, 128, 1, 1, 0, GS,
+                                     Params, nullptr));
+              });
+            },
+            S));
 
   const long NX = 1L << 26;
   float *X, *Y;
@@ -190,24 +206,35 @@ int main(int argc, char **argv) {
   CHECK(cudaMemset(Y, 0, NX * 4));
   int SMs;
   CHECK(cudaDeviceGetAttribute(&SMs, cudaDevAttrMultiProcessorCount, 0));
-  auto Grid = [&](long Work) { return int(std::min<long>((Work + 255) / 256, long(SMs) * 32)); };
-  Stat Saxpy = deviceMs([&] { saxpy<<<Grid(NX), 256, 0, S>>>(Y, X, 0.5f, NX); }, S, 15);
-  print("saxpy_gbs", {3.0 * NX * 4 / Saxpy.Median / 1e6, 3.0 * NX * 4 / Saxpy.Max / 1e6,
-                      3.0 * NX * 4 / Saxpy.Min / 1e6});
+  auto Grid = [&](long Work) {
+    return int(std::min<long>((Work + 255) / 256, long(SMs) * 32));
+  };
+  Stat Saxpy =
+      deviceMs([&] { saxpy<<<Grid(NX), 256, 0, S>>>(Y, X, 0.5f, NX); }, S, 15);
+  print("saxpy_gbs",
+        {3.0 * NX * 4 / Saxpy.Median / 1e6, 3.0 * NX * 4 / Saxpy.Max / 1e6,
+         3.0 * NX * 4 / Saxpy.Min / 1e6});
   const long Side = 8192;
   float *SIn, *SOut;
   CHECK(cudaMalloc(&SIn, Side * Side * 4));
   CHECK(cudaMalloc(&SOut, Side * Side * 4));
   CHECK(cudaMemset(SIn, 0, Side * Side * 4));
-  Stat Sten = deviceMs([&] {
-    stencil<<<Grid((Side - 2) * (Side - 2)), 256, 0, S>>>(SOut, SIn, Side, Side);
-  }, S, 15);
+  Stat Sten = deviceMs(
+      [&] {
+        stencil<<<Grid((Side - 2) * (Side - 2)), 256, 0, S>>>(SOut, SIn, Side,
+                                                              Side);
+      },
+      S, 15);
   double Bytes = 2.0 * Side * Side * 4;
-  print("stencil_gbs", {Bytes / Sten.Median / 1e6, Bytes / Sten.Max / 1e6, Bytes / Sten.Min / 1e6});
-  Stat Copy = deviceMs([&] {
-    CHECK(cudaMemcpyAsync(Y, X, NX * 4, cudaMemcpyDeviceToDevice, S));
-  }, S, 15);
-  print("copy_gbs", {2.0 * NX * 4 / Copy.Median / 1e6, 2.0 * NX * 4 / Copy.Max / 1e6,
-                     2.0 * NX * 4 / Copy.Min / 1e6});
+  print("stencil_gbs", {Bytes / Sten.Median / 1e6, Bytes / Sten.Max / 1e6,
+                        Bytes / Sten.Min / 1e6});
+  Stat Copy = deviceMs(
+      [&] {
+        CHECK(cudaMemcpyAsync(Y, X, NX * 4, cudaMemcpyDeviceToDevice, S));
+      },
+      S, 15);
+  print("copy_gbs",
+        {2.0 * NX * 4 / Copy.Median / 1e6, 2.0 * NX * 4 / Copy.Max / 1e6,
+         2.0 * NX * 4 / Copy.Min / 1e6});
   return 0;
 }

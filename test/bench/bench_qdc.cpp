@@ -73,7 +73,8 @@ int main() {
 
   // Steps for about 2 ms per group.
   int Steps = 20000;
-  double OneGroup = deviceMs([&] { bench::spin_serial_1(Steps, On); }, S, 5).Median;
+  double OneGroup =
+      deviceMs([&] { bench::spin_serial_1(Steps, On); }, S, 5).Median;
   Steps = std::max(1000, int(Steps * 2.0 / OneGroup));
   print("group_ms", deviceMs([&] { bench::spin_serial_1(Steps, On); }, S, 5));
 
@@ -101,9 +102,9 @@ int main() {
   // The same task through raw cuLaunchKernel, in this process, on the same
   // stream, batches taking turns with the launcher's: the fairest floor.
   if (qd::current_arch() == qd::Arch::cuda) {
-    using LaunchFn = int (*)(void *, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, void *, void **,
-                             void **);
+    using LaunchFn =
+        int (*)(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
+                unsigned, unsigned, void *, void **, void **);
     void *Cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
     auto Raw = Cuda ? reinterpret_cast<LaunchFn>(dlsym(Cuda, "cuLaunchKernel"))
                     : nullptr;
@@ -114,10 +115,15 @@ int main() {
     void *Params[] = {&N1, &Count};
     std::vector<double> Launcher, Direct;
     for (int R = 0; R < 15 && Raw; ++R) {
-      Launcher.push_back(hostUsPerCall([&] { bench::empty1(1, On); }, S).Median);
-      Direct.push_back(hostUsPerCall([&] {
-        Raw(Fn, 1, 1, 1, 128, 1, 1, 0, S.handle(), Params, nullptr);
-      }, S).Median);
+      Launcher.push_back(
+          hostUsPerCall([&] { bench::empty1(1, On); }, S).Median);
+      Direct.push_back(hostUsPerCall(
+                           [&] {
+                             Raw(Fn, 1, 1, 1, 128, 1, 1, 0, S.handle(), Params,
+                                 nullptr);
+                           },
+                           S)
+                           .Median);
     }
     if (Raw) {
       print("call_plain_interleaved_us", stat(Launcher));
@@ -131,14 +137,17 @@ int main() {
     using EventCreateFn = int (*)(void **, unsigned);
     using RecordFn = int (*)(void *, void *);
     using WaitFn = int (*)(void *, void *, unsigned);
-    auto StreamCreate = reinterpret_cast<StreamCreateFn>(dlsym(Cuda, "cuStreamCreate"));
-    auto EventCreate = reinterpret_cast<EventCreateFn>(dlsym(Cuda, "cuEventCreate"));
+    auto StreamCreate =
+        reinterpret_cast<StreamCreateFn>(dlsym(Cuda, "cuStreamCreate"));
+    auto EventCreate =
+        reinterpret_cast<EventCreateFn>(dlsym(Cuda, "cuEventCreate"));
     auto Record = reinterpret_cast<RecordFn>(dlsym(Cuda, "cuEventRecord"));
     auto Wait = reinterpret_cast<WaitFn>(dlsym(Cuda, "cuStreamWaitEvent"));
     if (Raw && StreamCreate && EventCreate && Record && Wait) {
       void *Fns[4], *Streams[4], *Joins[4], *Fork;
       for (int G = 0; G < 4; ++G) {
-        qd::detail::check(qdrt_task_function(bench::qd_module_(), 11, G, &Fns[G]));
+        qd::detail::check(
+            qdrt_task_function(bench::qd_module_(), 11, G, &Fns[G]));
         StreamCreate(&Streams[G], 1 /*non-blocking*/);
         EventCreate(&Joins[G], 2 /*no timing*/);
       }
@@ -146,15 +155,19 @@ int main() {
       std::vector<double> Gen, Hand;
       for (int R = 0; R < 15; ++R) {
         Gen.push_back(hostUsPerCall([&] { bench::empty4(1, On); }, S).Median);
-        Hand.push_back(hostUsPerCall([&] {
-          Record(Fork, S.handle());
-          for (int G = 0; G < 4; ++G) {
-            Wait(Streams[G], Fork, 0);
-            Raw(Fns[G], 1, 1, 1, 128, 1, 1, 0, Streams[G], Params, nullptr);
-            Record(Joins[G], Streams[G]);
-            Wait(S.handle(), Joins[G], 0);
-          }
-        }, S).Median);
+        Hand.push_back(hostUsPerCall(
+                           [&] {
+                             Record(Fork, S.handle());
+                             for (int G = 0; G < 4; ++G) {
+                               Wait(Streams[G], Fork, 0);
+                               Raw(Fns[G], 1, 1, 1, 128, 1, 1, 0, Streams[G],
+                                   Params, nullptr);
+                               Record(Joins[G], Streams[G]);
+                               Wait(S.handle(), Joins[G], 0);
+                             }
+                           },
+                           S)
+                           .Median);
       }
       print("call_fork4_interleaved_us", stat(Gen));
       print("call_fork4_hand_interleaved_us", stat(Hand));
@@ -167,8 +180,9 @@ int main() {
   X.fill(1.0f);
   Y.fill(2.0f);
   Stat Saxpy = deviceMs([&] { bench::saxpy(Y, X, 0.5f, On); }, S, 15);
-  print("saxpy_gbs", {3.0 * N * 4 / Saxpy.Median / 1e6, 3.0 * N * 4 / Saxpy.Max / 1e6,
-                      3.0 * N * 4 / Saxpy.Min / 1e6});
+  print("saxpy_gbs",
+        {3.0 * N * 4 / Saxpy.Median / 1e6, 3.0 * N * 4 / Saxpy.Max / 1e6,
+         3.0 * N * 4 / Saxpy.Min / 1e6});
   constexpr int64_t Side = 8192;
   qd::Ndarray<float, 2> In({Side, Side}), Out({Side, Side});
   In.fill(1.0f);

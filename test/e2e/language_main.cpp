@@ -22,9 +22,8 @@ int main() {
     Xs[i] = float(i);
   X.copy_from(Xs);
   language::scale2d(X, 3.0f);
-  Ok.all("2-D ndarray", X.to_vector(), [&](size_t k) {
-    return Xs[k] * 3.0f + float(k / 9) - float(k % 9);
-  });
+  Ok.all("2-D ndarray", X.to_vector(),
+         [&](size_t k) { return Xs[k] * 3.0f + float(k / 9) - float(k % 9); });
 
   qd::Ndarray<int, 1> V({50});
   V.fill(1);
@@ -48,18 +47,22 @@ int main() {
   Ok.that("atomic_add count", language::counts.to_vector()[0] == 4096);
 
   language::math(N);
-  Ok.all("math", language::m.to_vector(), [&](size_t i) {
-    double t = double(i) / N;
-    int half = N / 2, ii = int(i);
-    return std::sqrt(t) + std::sin(t) + std::cos(t) * std::exp(t) +
-           std::log(t + 1.0) + std::pow(t, 2.0) + std::floor(t * 10.0) +
-           double(std::abs(ii - half)) + double(std::min(ii, half)) +
-           double(std::max(ii, half));
-  }, 1e-12);
+  Ok.all(
+      "math", language::m.to_vector(),
+      [&](size_t i) {
+        double t = double(i) / N;
+        int half = N / 2, ii = int(i);
+        return std::sqrt(t) + std::sin(t) + std::cos(t) * std::exp(t) +
+               std::log(t + 1.0) + std::pow(t, 2.0) + std::floor(t * 10.0) +
+               double(std::abs(ii - half)) + double(std::min(ii, half)) +
+               double(std::max(ii, half));
+      },
+      1e-12);
 
   language::serial_steps(7);
   std::vector<int> Cnt = language::counts.to_vector();
-  Ok.that("serial statements in order", Cnt[1] == 8 && Cnt[2] == 21 && Cnt[3] == 22);
+  Ok.that("serial statements in order",
+          Cnt[1] == 8 && Cnt[2] == 21 && Cnt[3] == 22);
   Ok.all("loop between serial statements", language::a.to_vector(),
          [](size_t) { return 7.0f; });
   return Ok.finish();

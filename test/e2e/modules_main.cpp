@@ -8,7 +8,9 @@ int main() {
   Check Ok;
   modules_a::run(1.0f);
   modules_b::run(1.0f);
-  Ok.all("module a", modules_a::a.to_vector(), [](size_t i) { return 2.0f + float(i); });
-  Ok.all("module b", modules_b::a.to_vector(), [](size_t i) { return 3.0f - float(i); });
+  Ok.all("module a", modules_a::a.to_vector(),
+         [](size_t i) { return 2.0f + float(i); });
+  Ok.all("module b", modules_b::a.to_vector(),
+         [](size_t i) { return 3.0f - float(i); });
   return Ok.finish();
 }

@@ -15,7 +15,8 @@ int main() {
   streams::combine();
   Ok.all("2 groups: a", streams::a.to_vector(), [](size_t) { return 4.0f; });
   Ok.all("2 groups: b", streams::b.to_vector(), [](size_t) { return 9.0f; });
-  Ok.all("join before combine", streams::c.to_vector(), [](size_t) { return 13.0f; });
+  Ok.all("join before combine", streams::c.to_vector(),
+         [](size_t) { return 13.0f; });
 
   // 3 groups on an explicit stream, with an ndarray argument.
   qd::Stream S = qd::create_stream();
@@ -26,8 +27,10 @@ int main() {
   X.copy_from(Xs);
   streams::three_groups(X, qd::on(S));
   S.synchronize();
-  Ok.all("3 groups: a", streams::a.to_vector(), [&](size_t i) { return Xs[i] + 1.0f; });
-  Ok.all("3 groups: b", streams::b.to_vector(), [&](size_t i) { return Xs[i] * 2.0f; });
+  Ok.all("3 groups: a", streams::a.to_vector(),
+         [&](size_t i) { return Xs[i] + 1.0f; });
+  Ok.all("3 groups: b", streams::b.to_vector(),
+         [&](size_t i) { return Xs[i] * 2.0f; });
   Ok.all("3 groups: c", streams::c.to_vector(),
          [&](size_t i) { return (Xs[i] - 3.0f) * (Xs[i] - 3.0f); });
 
@@ -76,8 +79,10 @@ int main() {
   }
   S1.synchronize();
   S2.synchronize();
-  Ok.all("same kernel on two streams: U", U.to_vector(), [](size_t) { return 200.0f; });
-  Ok.all("same kernel on two streams: W", W.to_vector(), [](size_t) { return 400.0f; });
+  Ok.all("same kernel on two streams: U", U.to_vector(),
+         [](size_t) { return 200.0f; });
+  Ok.all("same kernel on two streams: W", W.to_vector(),
+         [](size_t) { return 400.0f; });
 
   // Destroying a stream while its work runs: destroy waits for it.
   qd::Ndarray<float, 1> Q({N});
@@ -91,8 +96,9 @@ int main() {
   float Expect = 0.0f;
   for (int r = 0; r < 2000; ++r)
     Expect = Expect * 0.999f + 1.0f;
-  Ok.all("work of a destroyed stream completed", Q.to_vector(),
-         [&](size_t) { return Expect; }, 1e-5);
+  Ok.all(
+      "work of a destroyed stream completed", Q.to_vector(),
+      [&](size_t) { return Expect; }, 1e-5);
 
   // The pool reused over many calls, alternating launch streams; each launch
   // is ordered after the previous one by an event.

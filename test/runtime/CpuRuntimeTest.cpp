@@ -1,4 +1,5 @@
-//===- CpuRuntimeTest.cpp - The public API on the CPU backend ---------------===//
+//===- CpuRuntimeTest.cpp - The public API on the CPU backend
+//---------------===//
 //
 // Part of qdc.
 //
@@ -203,9 +204,9 @@ TEST_F(CpuRuntimeTest, TaskWithoutCpuCodeIsAnError) {
   TestModule TM("nocpu");
   uint32_t K = TM.addKernel("k", {{0, nullptr}});
   qdrt_module *M = TM.registered();
-  EXPECT_EQ(qdrt_launch(M, K, nullptr, std::vector<uint64_t>{1}.data(),
-                        nullptr),
-            QDRT_ERROR);
+  EXPECT_EQ(
+      qdrt_launch(M, K, nullptr, std::vector<uint64_t>{1}.data(), nullptr),
+      QDRT_ERROR);
   EXPECT_EQ(std::string(qdrt_last_error()),
             "task 'k_t0' has no CPU code in its module");
   // The runtime keeps working.

@@ -1,4 +1,5 @@
-//===- MockDevice.cpp - A recording device for runtime tests ----------------===//
+//===- MockDevice.cpp - A recording device for runtime tests
+//----------------===//
 //
 // Part of qdc.
 //
@@ -53,9 +54,7 @@ void MockDevice::destroyStream(Handle S) {
   --State->LiveStreams;
 }
 
-void MockDevice::synchronizeStream(Handle S) {
-  call("synchronize " + name(S));
-}
+void MockDevice::synchronizeStream(Handle S) { call("synchronize " + name(S)); }
 
 Handle MockDevice::createEvent(bool Timing) {
   Handle E = make('e');
@@ -118,9 +117,8 @@ void *MockDevice::getGlobal(Handle, const qdrt_field_desc &F) {
   return F.host_data;
 }
 
-void MockDevice::launch(Handle Fn, const qdrt_task_desc &T,
-                        uint64_t Iterations, const void *Args, size_t,
-                        Handle S) {
+void MockDevice::launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
+                        const void *Args, size_t, Handle S) {
   call(std::string("launch ") + T.name + " n=" + std::to_string(Iterations) +
        " " + name(S));
   bool Run;

@@ -28,7 +28,7 @@ struct MockState {
   std::mutex Mutex;
   std::vector<std::string> Calls;
   unsigned CallCount = 0;
-  unsigned FailAt = 0; ///< 1-based call number that throws; 0: none
+  unsigned FailAt = 0;    ///< 1-based call number that throws; 0: none
   std::string FailedCall; ///< the call that was made to fail
   int LiveStreams = 0, LiveEvents = 0, LiveModules = 0, LiveBuffers = 0;
   bool RunCpuTasks = false; ///< run tasks' CPU code on launch

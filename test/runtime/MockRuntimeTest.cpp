@@ -1,4 +1,5 @@
-//===- MockRuntimeTest.cpp - libqdrt against the recording mock device -----===//
+//===- MockRuntimeTest.cpp - libqdrt against the recording mock device
+//-----===//
 //
 // Part of qdc. Exact driver call sequences for fork/join, the stream pool's
 // promise to create nothing after warm-up, RAII semantics, and error paths
@@ -52,10 +53,10 @@ TEST_F(MockRuntimeTest, PlainKernelRunsInOrderOnTheLaunchStream) {
   uint32_t K = TM.addKernel("k", groups({0, 0, 0}));
   qdrt_module *M = TM.registered();
   launch(M, K, {10, 20, 30});
-  EXPECT_EQ(calls(), (Calls{"loadModule plain", "getFunction k_t0",
-                            "getFunction k_t1", "getFunction k_t2",
-                            "launch k_t0 n=10 s0", "launch k_t1 n=20 s0",
-                            "launch k_t2 n=30 s0"}));
+  EXPECT_EQ(calls(),
+            (Calls{"loadModule plain", "getFunction k_t0", "getFunction k_t1",
+                   "getFunction k_t2", "launch k_t0 n=10 s0",
+                   "launch k_t1 n=20 s0", "launch k_t2 n=30 s0"}));
 }
 
 TEST_F(MockRuntimeTest, ModuleLoadReservesTheLargestGroupCount) {
@@ -89,9 +90,9 @@ TEST_F(MockRuntimeTest, ForkJoinOneGroupOnTheDefaultStream) {
   launch(M, K, {5, 6});
   Calls C = calls();
   Calls Launch(C.end() - 6, C.end());
-  EXPECT_EQ(Launch, (Calls{"record e1 s0", "wait s1 e1", "launch k_t0 n=5 s1",
-                           "launch k_t1 n=6 s1", "record e2 s1",
-                           "wait s0 e2"}));
+  EXPECT_EQ(Launch,
+            (Calls{"record e1 s0", "wait s1 e1", "launch k_t0 n=5 s1",
+                   "launch k_t1 n=6 s1", "record e2 s1", "wait s0 e2"}));
 }
 
 TEST_F(MockRuntimeTest, ForkJoinTwoGroupsOnAnExplicitStream) {
@@ -131,8 +132,7 @@ TEST_F(MockRuntimeTest, ForkJoinEightGroups) {
   for (int G = 1; G <= 8; ++G) {
     EXPECT_EQ(*(Fork + 18 + 2 * (G - 1)),
               "record e" + std::to_string(G + 1) + " s" + std::to_string(G));
-    EXPECT_EQ(*(Fork + 19 + 2 * (G - 1)),
-              "wait s0 e" + std::to_string(G + 1));
+    EXPECT_EQ(*(Fork + 19 + 2 * (G - 1)), "wait s0 e" + std::to_string(G + 1));
   }
   EXPECT_EQ(Fork + 34, C.end());
 }
@@ -282,9 +282,9 @@ TEST_F(MockRuntimeTest, AModuleThatFailedToLoadIsNotKept) {
   uint32_t K = TM.addKernel("k", groups({0}));
   qdrt_module *M = TM.registered();
   State->FailAt = State->CallCount + 1; // the loadModule call
-  EXPECT_EQ(qdrt_launch(M, K, nullptr, std::vector<uint64_t>{1}.data(),
-                        nullptr),
-            QDRT_ERROR);
+  EXPECT_EQ(
+      qdrt_launch(M, K, nullptr, std::vector<uint64_t>{1}.data(), nullptr),
+      QDRT_ERROR);
   EXPECT_EQ(State->FailedCall, "loadModule unloadable");
   qd::reset(); // nothing to unload, nothing to crash on
   EXPECT_EQ(State->liveObjects(), 0);
@@ -337,11 +337,10 @@ TEST_F(MockRuntimeTest, EveryInjectedFailureIsAnErrorLeaksNothingAndRecovers) {
     EXPECT_NO_THROW(scenario(M, K)) << "after failing call " << N;
     qd::reset();
     // Only an object whose own destruction failed may remain.
-    bool FailedToFree = InDestructor ||
-                        Fresh->FailedCall.rfind("destroy", 0) == 0;
+    bool FailedToFree =
+        InDestructor || Fresh->FailedCall.rfind("destroy", 0) == 0;
     EXPECT_EQ(Fresh->liveObjects(), FailedToFree ? 1 : 0)
-        << "leak after failing call " << N << " (" << Fresh->FailedCall
-        << ")";
+        << "leak after failing call " << N << " (" << Fresh->FailedCall << ")";
   }
 }
 

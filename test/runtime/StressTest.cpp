@@ -1,4 +1,5 @@
-//===- StressTest.cpp - Concurrent launches from many host threads ---------===//
+//===- StressTest.cpp - Concurrent launches from many host threads
+//---------===//
 //
 // Part of qdc. Eight host threads, each launching stream-parallel kernels on
 // its own streams, on the CPU backend (checking results) and on the mock
@@ -47,8 +48,7 @@ TEST(StressTest, EightThreadsOnTheCpuBackend) {
         Ndarray<float, 1> A({N}), B({N});
         for (int R = 0; R < Rounds; ++R) {
           TwoGroupArgs Args{static_cast<float *>(A.data()),
-                            static_cast<float *>(B.data()), float(T),
-                            float(R)};
+                            static_cast<float *>(B.data()), float(T), float(R)};
           launch(M, K, {N, N, N}, &Args, R % 2 ? &S1 : &S2);
           E.record(R % 2 ? S1 : S2);
           E.wait(R % 2 ? S2 : S1);

@@ -103,8 +103,8 @@ private:
 /// Launches kernel K of M with one iteration count per task.
 inline void launch(qdrt_module *M, uint32_t K, std::vector<uint64_t> Iterations,
                    const void *Args = nullptr, const qd::Stream *S = nullptr) {
-  qd::detail::check(qdrt_launch(M, K, Args, Iterations.data(),
-                                S ? S->handle() : nullptr));
+  qd::detail::check(
+      qdrt_launch(M, K, Args, Iterations.data(), S ? S->handle() : nullptr));
 }
 
 } // namespace qd::rt::test

@@ -13,9 +13,9 @@ using namespace qdc;
 namespace {
 
 TEST(DiagnosticTest, FormatSubstitutesArguments) {
-  EXPECT_EQ(formatMessage("kernel '%0' must return 'void', not '%1'",
-                          {"k", "int"}),
-            "kernel 'k' must return 'void', not 'int'");
+  EXPECT_EQ(
+      formatMessage("kernel '%0' must return 'void', not '%1'", {"k", "int"}),
+      "kernel 'k' must return 'void', not 'int'");
   EXPECT_EQ(formatMessage("%1 before %0", {"a", "b"}), "b before a");
   EXPECT_EQ(formatMessage("no args", {}), "no args");
 }
@@ -79,7 +79,8 @@ TEST(DiagnosticTest, IgnoredWarningTakesItsNotesAlong) {
 TEST(DiagnosticTest, MessageUsesArguments) {
   CollectingDiagSink Sink;
   DiagEngine Diags(Sink);
-  Diags.report(DiagID::err_kernel_return_type, {"t.qd", 1, 1}) << "k" << "int";
+  Diags.report(DiagID::err_kernel_return_type, {"t.qd", 1, 1}) << "k"
+                                                               << "int";
   ASSERT_EQ(Sink.Diags.size(), 1u);
   EXPECT_EQ(Sink.Diags[0].getMessage(),
             "kernel 'k' must return 'void', not 'int'");

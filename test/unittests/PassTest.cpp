@@ -89,8 +89,8 @@ TEST_F(PassTest, FormTasksGivesOneTaskPerLoopInGroupOrder) {
 
 TEST_F(PassTest, FormTasksMergesConsecutiveSerialStatements) {
   KernelBuilder KB("k");
-  M.Kernels.push_back(KB.take({KB.serial(2), KB.serial(3), KB.loop(4, "i", "n"),
-                               KB.serial(5)}));
+  M.Kernels.push_back(KB.take(
+      {KB.serial(2), KB.serial(3), KB.loop(4, "i", "n"), KB.serial(5)}));
   formTasks(M, Diags);
   const Kernel &K = M.Kernels[0];
   ASSERT_EQ(K.Tasks.size(), 3u);

@@ -41,7 +41,8 @@ template <typename F> float timeIt(F Launch, qd::Stream &S, int Runs = 15) {
 } // namespace
 
 int main() {
-  qd::init(); // the best backend: CUDA, then AMD, then the CPU; QD_ARCH overrides
+  qd::init(); // the best backend: CUDA, then AMD, then the CPU; QD_ARCH
+              // overrides
   std::printf("backend: %s\n", qd::arch_name(qd::current_arch()));
   int Failures = 0;
   auto Expect = [&](const char *What, bool OK) {
@@ -59,8 +60,9 @@ int main() {
   streams::combine();
   std::vector<float> C = streams::c.to_vector();
   float Want = iterate(1.0f, Steps) + iterate(2.0f, Steps) + 1.0f;
-  Expect("compute_ab then combine",
-         std::all_of(C.begin(), C.end(), [&](float v) { return near(v, Want); }));
+  Expect(
+      "compute_ab then combine",
+      std::all_of(C.begin(), C.end(), [&](float v) { return near(v, Want); }));
 
   // 2. Explicit streams: the same kernel on two streams, arguments copied at
   //    launch so each call keeps its own.

@@ -1,4 +1,5 @@
-//===- qd/detail/kernel.h - Kernel-side types for generated code -*- C++ -*-===//
+//===- qd/detail/kernel.h - Kernel-side types for generated code -*- C++
+//-*-===//
 //
 // Part of qdc. What the kernel vocabulary of <qd/qd.h> becomes in the code
 // qdc generates, shared by every target. A target prelude defines
@@ -75,10 +76,10 @@ QD_DEVICE_FN inline float floor(float x) { return __builtin_floorf(x); }
 QD_DEVICE_FN inline double floor(double x) { return __builtin_floor(x); }
 
 #define QD_UNARY_MATH_(name)                                                   \
-  QD_DEVICE_FN inline float name(float x) QD_MATH_ATTR_(name) {               \
+  QD_DEVICE_FN inline float name(float x) QD_MATH_ATTR_(name) {                \
     return QD_MATH_F32_(name)(x);                                              \
   }                                                                            \
-  QD_DEVICE_FN inline double name(double x) QD_MATH_ATTR_(name) {             \
+  QD_DEVICE_FN inline double name(double x) QD_MATH_ATTR_(name) {              \
     return QD_MATH_F64_(name)(x);                                              \
   }
 QD_UNARY_MATH_(sin)

@@ -1,4 +1,5 @@
-//===- qd/detail/prelude_cuda.h - Generated code for NVIDIA GPUs -*- C++ -*-===//
+//===- qd/detail/prelude_cuda.h - Generated code for NVIDIA GPUs -*- C++
+//-*-===//
 //
 // Part of qdc. Starts the device translation unit qdc compiles to PTX, in
 // Clang's CUDA dialect without the CUDA headers. Transcendental math comes

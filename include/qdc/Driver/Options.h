@@ -38,9 +38,9 @@ struct DriverOptions {
   std::vector<std::string> OffloadArchs = {"sm_80"};
   unsigned OptLevel = 3;
   bool DebugInfo = false;
-  bool WriteDepfile = false;  ///< -MD
-  std::string DepfilePath;    ///< -MF; empty: the object's name with .d
-  std::string DepfileTarget;  ///< -MT; empty: the object's name
+  bool WriteDepfile = false; ///< -MD
+  std::string DepfilePath;   ///< -MF; empty: the object's name with .d
+  std::string DepfileTarget; ///< -MT; empty: the object's name
   std::vector<std::string> IncludeDirs;
   std::vector<std::string> Defines;
   std::string Std = "c++20";

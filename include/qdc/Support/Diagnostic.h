@@ -77,7 +77,9 @@ public:
   ~DiagBuilder();
 
   DiagBuilder &operator<<(llvm::StringRef Arg);
-  DiagBuilder &operator<<(const char *Arg) { return *this << llvm::StringRef(Arg); }
+  DiagBuilder &operator<<(const char *Arg) {
+    return *this << llvm::StringRef(Arg);
+  }
   DiagBuilder &operator<<(const std::string &Arg) {
     return *this << llvm::StringRef(Arg);
   }

@@ -1,10 +1,12 @@
-//===- GpuRuntimeTest.cpp - libqdrt on a real CUDA GPU ----------------------===//
+//===- GpuRuntimeTest.cpp - libqdrt on a real CUDA GPU
+//----------------------===//
 //
-// Part of qdc. Runs on a machine with an NVIDIA GPU (utils/gpu-check-runtime.sh)
-// and skips elsewhere. The kernels are PTX compiled from kernels.cu by
-// clang-19 at build time. Checks streams, events, fork/join results, the
-// pool's no-creation-after-warm-up promise on the real driver, errors from
-// the driver, and that stream-parallel groups really overlap.
+// Part of qdc. Runs on a machine with an NVIDIA GPU
+// (utils/gpu-check-runtime.sh) and skips elsewhere. The kernels are PTX
+// compiled from kernels.cu by clang-19 at build time. Checks streams, events,
+// fork/join results, the pool's no-creation-after-warm-up promise on the real
+// driver, errors from the driver, and that stream-parallel groups really
+// overlap.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,16 +54,15 @@ struct Kernels {
                       sizeof(TwoGroupArgs));
     Combine = TM.addKernel("combine", {{0, nullptr, 0, "combine"}},
                            sizeof(CombineArgs));
-    SpinParallel = TM.addKernel("spin_parallel",
-                                {{1, nullptr, 128, "spin0"},
-                                 {2, nullptr, 128, "spin1"}},
-                                sizeof(SpinArgs));
-    SpinSerial = TM.addKernel("spin_serial",
-                              {{0, nullptr, 128, "spin0"},
-                               {0, nullptr, 128, "spin1"}},
-                              sizeof(SpinArgs));
-    Spin0 = TM.addKernel("spin0", {{0, nullptr, 128, "spin0"}},
-                         sizeof(SpinArgs));
+    SpinParallel =
+        TM.addKernel("spin_parallel",
+                     {{1, nullptr, 128, "spin0"}, {2, nullptr, 128, "spin1"}},
+                     sizeof(SpinArgs));
+    SpinSerial = TM.addKernel(
+        "spin_serial", {{0, nullptr, 128, "spin0"}, {0, nullptr, 128, "spin1"}},
+        sizeof(SpinArgs));
+    Spin0 =
+        TM.addKernel("spin0", {{0, nullptr, 128, "spin0"}}, sizeof(SpinArgs));
     Bump = TM.addKernel("bump", {{0, nullptr, 0, "bump"}}, 0);
     Counter = TM.addField("counter", nullptr, sizeof(int));
     M = TM.registered();
@@ -113,7 +114,8 @@ TEST_F(GpuRuntimeTest, ForkJoinResultsElementByElement) {
     S.synchronize();
     std::vector<float> Out = C.to_vector();
     for (int I = 0; I < N; ++I)
-      ASSERT_EQ(Out[I], 2.0f + Round + 11.0f) << "round " << Round << " at " << I;
+      ASSERT_EQ(Out[I], 2.0f + Round + 11.0f)
+          << "round " << Round << " at " << I;
   }
 }
 
@@ -165,7 +167,7 @@ TEST_F(GpuRuntimeTest, EventsOrderStreamsAndTime) {
   End.record(S1);
   Done.record(S1);
   EXPECT_FALSE(Done.query()); // 20 ms of spinning is still going on
-  Done.wait(S2); // S2 waits on the GPU, not the host
+  Done.wait(S2);              // S2 waits on the GPU, not the host
   std::vector<int> Seen(2, -1);
   Flags.copy_to_async(Seen.data(), Seen.size(), S2);
   S2.synchronize();
@@ -181,7 +183,8 @@ TEST_F(GpuRuntimeTest, StreamParallelGroupsOverlap) {
   Kernels &K = kernels();
   Ndarray<int, 1> Flags({2});
   qd::Stream S = create_stream();
-  qd::Event A = create_event({.timing = true}), B = create_event({.timing = true});
+  qd::Event A = create_event({.timing = true}),
+            B = create_event({.timing = true});
   SpinArgs SA{static_cast<int *>(Flags.data()), 10.0f};
   auto Time = [&](uint32_t Kernel) {
     A.record(S);
