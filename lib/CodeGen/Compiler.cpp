@@ -177,6 +177,37 @@ struct TempFile {
 };
 } // namespace
 
+/// The device compile of a CUDA-dialect source for Arch.
+static std::vector<std::string> cudaArgs(const std::string &Arch,
+                                         const CompileOptions &Opts) {
+  std::vector<std::string> Args = commonArgs(Opts);
+  Args.insert(Args.end(),
+              {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=" + Arch,
+               "-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version"});
+  if (!Opts.Libdevice.empty())
+    Args.insert(Args.end(),
+                {"-DQD_HAVE_LIBDEVICE=1", "-Xclang", "-mlink-builtin-bitcode",
+                 "-Xclang", Opts.Libdevice});
+  return Args;
+}
+
+static std::vector<std::string> rocmBitcode(llvm::StringRef Arch);
+
+/// The device compile of a HIP-dialect source for Arch.
+static std::vector<std::string> hipArgs(const std::string &Arch,
+                                        const CompileOptions &Opts) {
+  std::vector<std::string> Args = commonArgs(Opts);
+  Args.insert(Args.end(), {"-x", "hip", "--cuda-device-only",
+                           "--offload-arch=" + Arch, "-nogpuinc", "-nogpulib"});
+  std::vector<std::string> Bitcode = rocmBitcode(Arch);
+  if (!Bitcode.empty())
+    Args.push_back("-DQD_HAVE_OCML=1");
+  for (const std::string &BC : Bitcode)
+    Args.insert(Args.end(),
+                {"-Xclang", "-mlink-builtin-bitcode", "-Xclang", BC});
+  return Args;
+}
+
 llvm::Expected<std::string> qdc::compileCudaToPtx(const std::string &Source,
                                                   const std::string &Arch,
                                                   const CompileOptions &Opts) {
@@ -184,15 +215,8 @@ llvm::Expected<std::string> qdc::compileCudaToPtx(const std::string &Source,
   if (std::error_code EC =
           llvm::sys::fs::createTemporaryFile("qdc", "ptx", Out.Path))
     return makeError("cannot create a temporary file: " + EC.message());
-  std::vector<std::string> Args = commonArgs(Opts);
-  Args.insert(Args.end(),
-              {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=" + Arch,
-               "-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version", "-S",
-               "-o", std::string(Out.Path)});
-  if (!Opts.Libdevice.empty())
-    Args.insert(Args.end(),
-                {"-DQD_HAVE_LIBDEVICE=1", "-Xclang", "-mlink-builtin-bitcode",
-                 "-Xclang", Opts.Libdevice});
+  std::vector<std::string> Args = cudaArgs(Arch, Opts);
+  Args.insert(Args.end(), {"-S", "-o", std::string(Out.Path)});
   clang::EmitAssemblyAction Action;
   if (llvm::Error E = runClang(Args, Opts.InputPath + "." + Arch + ".cu",
                                Source, Action, Opts.Verbose))
@@ -321,6 +345,28 @@ llvm::Expected<std::string> qdc::compileHipToHsaco(const std::string &Source,
   auto Buffer = llvm::MemoryBuffer::getFile(Hsaco.Path);
   if (!Buffer)
     return makeError("cannot read the HSACO for " + Arch + ": " +
+                     Buffer.getError().message());
+  return (*Buffer)->getBuffer().str();
+}
+
+llvm::Expected<std::string> qdc::compileDeviceToLLVM(const std::string &Source,
+                                                     const std::string &Arch,
+                                                     const CompileOptions &Opts) {
+  TempFile Out;
+  if (std::error_code EC =
+          llvm::sys::fs::createTemporaryFile("qdc", "ll", Out.Path))
+    return makeError("cannot create a temporary file: " + EC.message());
+  bool Amd = llvm::StringRef(Arch).starts_with("gfx");
+  std::vector<std::string> Args = Amd ? hipArgs(Arch, Opts) : cudaArgs(Arch, Opts);
+  Args.insert(Args.end(), {"-S", "-emit-llvm"});
+  clang::EmitLLVMAction Action;
+  if (llvm::Error E =
+          runClang(Args, Opts.InputPath + "." + Arch + (Amd ? ".hip" : ".cu"),
+                   Source, Action, Opts.Verbose, std::string(Out.Path)))
+    return E;
+  auto Buffer = llvm::MemoryBuffer::getFile(Out.Path);
+  if (!Buffer)
+    return makeError("cannot read the LLVM IR for " + Arch + ": " +
                      Buffer.getError().message());
   return (*Buffer)->getBuffer().str();
 }

@@ -110,6 +110,23 @@ int qdc::generateOutputs(const DriverOptions &Opts, const kir::Module &M,
     break;
   }
 
+  if (Opts.Emit == EmitKind::LLVM) {
+    // The device IR for every --offload-arch, each headed by its arch when
+    // there are several.
+    std::string All;
+    for (const std::string &Arch : Opts.OffloadArchs) {
+      bool Amd = llvm::StringRef(Arch).starts_with("gfx");
+      llvm::Expected<std::string> IR = compileDeviceToLLVM(
+          Amd ? generateHipSource(M, SG) : generateCudaSource(M, SG), Arch, CO);
+      if (!IR)
+        return reportError(llvm::toString(IR.takeError()));
+      if (Opts.OffloadArchs.size() > 1)
+        All += "; " + Arch + "\n";
+      All += *IR;
+    }
+    return writeOutput(Output, All);
+  }
+
   std::vector<std::string> SmArchs, GfxArchs;
   for (const std::string &Arch : Opts.OffloadArchs)
     (llvm::StringRef(Arch).starts_with("gfx") ? GfxArchs : SmArchs)

@@ -81,11 +81,12 @@ struct Parser {
     App.add_option("--emit", Emit,
                    "What to produce: obj (default: object and header), "
                    "header, kir (the kernel IR), stream-plan (groups, tasks, "
-                   "fork and join per kernel), device-src, launcher-src, ptx, "
-                   "hsaco")
+                   "fork and join per kernel), device-src, launcher-src, "
+                   "llvm (device LLVM IR), ptx, hsaco")
         ->type_name("<kind>")
         ->check(CLI::IsMember({"obj", "header", "kir", "stream-plan",
-                               "device-src", "launcher-src", "ptx", "hsaco"}));
+                               "device-src", "launcher-src", "llvm", "ptx",
+                               "hsaco"}));
     App.add_option("--offload-arch", Archs,
                    "GPU architectures to compile for, comma-separated "
                    "(default: sm_80, whose PTX the driver compiles for any "
@@ -200,6 +201,7 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
                     .Case("stream-plan", EmitKind::StreamPlan)
                     .Case("device-src", EmitKind::DeviceSource)
                     .Case("launcher-src", EmitKind::LauncherSource)
+                    .Case("llvm", EmitKind::LLVM)
                     .Case("ptx", EmitKind::PTX)
                     .Case("hsaco", EmitKind::HSACO)
                     .Default(EmitKind::Object);

@@ -37,6 +37,12 @@ llvm::Expected<std::string> compileCudaToPtx(const std::string &Source,
                                              const std::string &Arch,
                                              const CompileOptions &Opts);
 
+/// The optimized LLVM IR of a CUDA (Arch "sm_XX") or HIP (Arch "gfxNNN")
+/// translation unit, as text, before code generation.
+llvm::Expected<std::string> compileDeviceToLLVM(const std::string &Source,
+                                                const std::string &Arch,
+                                                const CompileOptions &Opts);
+
 /// Compiles a HIP-dialect translation unit for Arch ("gfx90a") to a code
 /// object and links it with ld.lld into an HSACO.
 llvm::Expected<std::string> compileHipToHsaco(const std::string &Source,

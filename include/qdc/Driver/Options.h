@@ -26,6 +26,7 @@ enum class EmitKind {
   StreamPlan,
   DeviceSource,
   LauncherSource,
+  LLVM,
   PTX,
   HSACO
 };
