@@ -185,6 +185,9 @@ int qdc::generateOutputs(const DriverOptions &Opts, const kir::Module &M,
   std::string Object = Opts.OutputFile.empty()
                            ? getStem(Opts.InputFile) + ".o"
                            : Opts.OutputFile;
+  if (Object == "-")
+    return reportError("an object cannot go to standard output; name it "
+                       "with -o <file>");
   std::string Header = Opts.HeaderFile;
   if (Header.empty()) {
     llvm::SmallString<256> Path(llvm::sys::path::parent_path(Object));
