@@ -177,6 +177,24 @@ struct TempFile {
 };
 } // namespace
 
+/// Creates F as a fresh temporary file ending in .Ext.
+static llvm::Error createTemp(TempFile &F, const char *Ext) {
+  if (std::error_code EC =
+          llvm::sys::fs::createTemporaryFile("qdc", Ext, F.Path))
+    return makeError("cannot create a temporary file: " + EC.message());
+  return llvm::Error::success();
+}
+
+/// The contents of F, which a tool wrote; What names it in the error.
+static llvm::Expected<std::string> readBack(const TempFile &F,
+                                            const llvm::Twine &What) {
+  auto Buffer = llvm::MemoryBuffer::getFile(F.Path);
+  if (!Buffer)
+    return makeError("cannot read " + What + ": " +
+                     Buffer.getError().message());
+  return (*Buffer)->getBuffer().str();
+}
+
 /// The device compile of a CUDA-dialect source for Arch.
 static std::vector<std::string> cudaArgs(const std::string &Arch,
                                          const CompileOptions &Opts) {
@@ -212,20 +230,15 @@ llvm::Expected<std::string> qdc::compileCudaToPtx(const std::string &Source,
                                                   const std::string &Arch,
                                                   const CompileOptions &Opts) {
   TempFile Out;
-  if (std::error_code EC =
-          llvm::sys::fs::createTemporaryFile("qdc", "ptx", Out.Path))
-    return makeError("cannot create a temporary file: " + EC.message());
+  if (llvm::Error E = createTemp(Out, "ptx"))
+    return E;
   std::vector<std::string> Args = cudaArgs(Arch, Opts);
   Args.insert(Args.end(), {"-S", "-o", std::string(Out.Path)});
   clang::EmitAssemblyAction Action;
   if (llvm::Error E = runClang(Args, Opts.InputPath + "." + Arch + ".cu",
                                Source, Action, Opts.Verbose))
     return E;
-  auto Buffer = llvm::MemoryBuffer::getFile(Out.Path);
-  if (!Buffer)
-    return makeError("cannot read the PTX for " + Arch + ": " +
-                     Buffer.getError().message());
-  return (*Buffer)->getBuffer().str();
+  return readBack(Out, "the PTX for " + Arch);
 }
 
 /// The ROCm bitcode libraries for Arch, in link order, or empty when any is
@@ -259,9 +272,8 @@ static std::vector<std::string> rocmBitcode(llvm::StringRef Arch) {
 /// Runs a program; its output goes into the error when it fails.
 static llvm::Error runTool(llvm::ArrayRef<std::string> Args, bool Verbose) {
   TempFile Log;
-  if (std::error_code EC =
-          llvm::sys::fs::createTemporaryFile("qdc", "log", Log.Path))
-    return makeError("cannot create a temporary file: " + EC.message());
+  if (llvm::Error E = createTemp(Log, "log"))
+    return E;
   if (Verbose) {
     llvm::errs() << "qdc: running";
     for (const std::string &A : Args)
@@ -286,11 +298,10 @@ llvm::Expected<std::string> qdc::assemblePtx(const std::string &Ptxas,
                                              const std::string &Arch,
                                              const CompileOptions &Opts) {
   TempFile In, Out;
-  for (auto [File, Ext] :
-       {std::pair<TempFile *, const char *>{&In, "ptx"}, {&Out, "cubin"}})
-    if (std::error_code EC =
-            llvm::sys::fs::createTemporaryFile("qdc", Ext, File->Path))
-      return makeError("cannot create a temporary file: " + EC.message());
+  if (llvm::Error E = createTemp(In, "ptx"))
+    return E;
+  if (llvm::Error E = createTemp(Out, "cubin"))
+    return E;
   {
     std::error_code EC;
     llvm::raw_fd_ostream OS(In.Path, EC);
@@ -305,23 +316,17 @@ llvm::Expected<std::string> qdc::assemblePtx(const std::string &Ptxas,
     Args.push_back("-lineinfo");
   if (llvm::Error E = runTool(Args, Opts.Verbose))
     return E;
-  auto Cubin = llvm::MemoryBuffer::getFile(Out.Path);
-  if (!Cubin)
-    return makeError("cannot read the SASS for " + Arch + ": " +
-                     Cubin.getError().message());
-  return (*Cubin)->getBuffer().str();
+  return readBack(Out, "the SASS for " + Arch);
 }
 
 llvm::Expected<std::string> qdc::compileHipToHsaco(const std::string &Source,
                                                    const std::string &Arch,
                                                    const CompileOptions &Opts) {
   TempFile Object, Hsaco;
-  if (std::error_code EC =
-          llvm::sys::fs::createTemporaryFile("qdc", "o", Object.Path))
-    return makeError("cannot create a temporary file: " + EC.message());
-  if (std::error_code EC =
-          llvm::sys::fs::createTemporaryFile("qdc", "hsaco", Hsaco.Path))
-    return makeError("cannot create a temporary file: " + EC.message());
+  if (llvm::Error E = createTemp(Object, "o"))
+    return E;
+  if (llvm::Error E = createTemp(Hsaco, "hsaco"))
+    return E;
   std::vector<std::string> Args = commonArgs(Opts);
   Args.insert(Args.end(),
               {"-x", "hip", "--cuda-device-only", "--offload-arch=" + Arch,
@@ -342,33 +347,25 @@ llvm::Expected<std::string> qdc::compileHipToHsaco(const std::string &Source,
            "-shared", "-o", std::string(Hsaco.Path), std::string(Object.Path)},
           Opts.Verbose))
     return E;
-  auto Buffer = llvm::MemoryBuffer::getFile(Hsaco.Path);
-  if (!Buffer)
-    return makeError("cannot read the HSACO for " + Arch + ": " +
-                     Buffer.getError().message());
-  return (*Buffer)->getBuffer().str();
+  return readBack(Hsaco, "the HSACO for " + Arch);
 }
 
-llvm::Expected<std::string> qdc::compileDeviceToLLVM(const std::string &Source,
-                                                     const std::string &Arch,
-                                                     const CompileOptions &Opts) {
+llvm::Expected<std::string>
+qdc::compileDeviceToLLVM(const std::string &Source, const std::string &Arch,
+                         const CompileOptions &Opts) {
   TempFile Out;
-  if (std::error_code EC =
-          llvm::sys::fs::createTemporaryFile("qdc", "ll", Out.Path))
-    return makeError("cannot create a temporary file: " + EC.message());
+  if (llvm::Error E = createTemp(Out, "ll"))
+    return E;
   bool Amd = llvm::StringRef(Arch).starts_with("gfx");
-  std::vector<std::string> Args = Amd ? hipArgs(Arch, Opts) : cudaArgs(Arch, Opts);
+  std::vector<std::string> Args =
+      Amd ? hipArgs(Arch, Opts) : cudaArgs(Arch, Opts);
   Args.insert(Args.end(), {"-S", "-emit-llvm"});
   clang::EmitLLVMAction Action;
   if (llvm::Error E =
           runClang(Args, Opts.InputPath + "." + Arch + (Amd ? ".hip" : ".cu"),
                    Source, Action, Opts.Verbose, std::string(Out.Path)))
     return E;
-  auto Buffer = llvm::MemoryBuffer::getFile(Out.Path);
-  if (!Buffer)
-    return makeError("cannot read the LLVM IR for " + Arch + ": " +
-                     Buffer.getError().message());
-  return (*Buffer)->getBuffer().str();
+  return readBack(Out, "the LLVM IR for " + Arch);
 }
 
 llvm::Error qdc::compileHostObject(const std::string &Source,
