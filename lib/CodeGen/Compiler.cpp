@@ -327,16 +327,8 @@ llvm::Expected<std::string> qdc::compileHipToHsaco(const std::string &Source,
     return E;
   if (llvm::Error E = createTemp(Hsaco, "hsaco"))
     return E;
-  std::vector<std::string> Args = commonArgs(Opts);
-  Args.insert(Args.end(),
-              {"-x", "hip", "--cuda-device-only", "--offload-arch=" + Arch,
-               "-nogpuinc", "-nogpulib", "-c"});
-  std::vector<std::string> Bitcode = rocmBitcode(Arch);
-  if (!Bitcode.empty())
-    Args.push_back("-DQD_HAVE_OCML=1");
-  for (const std::string &BC : Bitcode)
-    Args.insert(Args.end(),
-                {"-Xclang", "-mlink-builtin-bitcode", "-Xclang", BC});
+  std::vector<std::string> Args = hipArgs(Arch, Opts);
+  Args.push_back("-c");
   clang::EmitObjAction Action;
   if (llvm::Error E =
           runClang(Args, Opts.InputPath + "." + Arch + ".hip", Source, Action,
