@@ -1,6 +1,7 @@
 //===- StreamPool.cpp - Worker streams and events for fork/join -----------===//
 //
-// Part of qdc.
+// Part of qdc. Streams and events are pooled the same way, each kind in a
+// Stock that knows how the device makes and destroys one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -8,82 +9,77 @@
 
 using namespace qd::rt;
 
+namespace {
+// How the pool makes and destroys its objects; its events record no time.
+Handle createStream(Device &D) { return D.createStream(); }
+void destroyStream(Device &D, Handle S) { D.destroyStream(S); }
+Handle createEvent(Device &D) { return D.createEvent(/*Timing=*/false); }
+void destroyEvent(Device &D, Handle E) { D.destroyEvent(E); }
+} // namespace
+
 StreamPool::StreamPool(Device &D, unsigned MaxStreams)
-    : D(D), MaxStreams(MaxStreams) {}
+    : D(D), MaxStreams(MaxStreams), Streams(createStream, destroyStream),
+      Events(createEvent, destroyEvent) {}
 
 StreamPool::~StreamPool() {
-  for (Handle S : AllStreams)
-    try {
-      D.destroyStream(S);
-    } catch (const qd::Error &) {
-      // Destruction continues; the driver reclaims the rest with the
-      // context.
-    }
-  for (Handle E : AllEvents)
-    try {
-      D.destroyEvent(E);
-    } catch (const qd::Error &) {
-    }
+  for (Stock *S : {&Streams, &Events})
+    for (Handle H : S->All)
+      try {
+        S->Destroy(D, H);
+      } catch (const qd::Error &) {
+        // Destruction continues; the driver reclaims the rest with the
+        // context.
+      }
+}
+
+void StreamPool::checkGroups(unsigned Groups) const {
+  if (Groups > MaxStreams)
+    throw qd::Error("stream pool: " + std::to_string(Groups) +
+                    " groups exceed the pool's bound of " +
+                    std::to_string(MaxStreams) + " streams");
+}
+
+Handle StreamPool::create(Stock &S) {
+  Handle H = S.Create(D);
+  S.All.push_back(H);
+  ++S.Created;
+  return H;
+}
+
+Handle StreamPool::take(Stock &S) {
+  if (S.Idle.empty())
+    return create(S);
+  Handle H = S.Idle.front();
+  S.Idle.pop_front();
+  ++S.Reused;
+  return H;
+}
+
+void StreamPool::shelve(const Lease &L) {
+  Streams.Idle.insert(Streams.Idle.end(), L.Streams.begin(), L.Streams.end());
+  if (L.Fork)
+    Events.Idle.push_back(L.Fork);
+  Events.Idle.insert(Events.Idle.end(), L.Joins.begin(), L.Joins.end());
 }
 
 void StreamPool::reserve(unsigned Groups) {
   if (Groups == 0)
     return; // a module without stream-parallel kernels needs nothing
-  if (Groups > MaxStreams)
-    throw qd::Error("stream pool: " + std::to_string(Groups) +
-                    " groups exceed the pool's bound of " +
-                    std::to_string(MaxStreams) + " streams");
+  checkGroups(Groups);
   std::lock_guard<std::mutex> Lock(Mutex);
-  while (IdleStreams.size() < Groups && AllStreams.size() < MaxStreams) {
-    Handle S = D.createStream();
-    AllStreams.push_back(S);
-    IdleStreams.push_back(S);
-    ++Stats.StreamsCreated;
-  }
-  while (IdleEvents.size() < Groups + 1) {
-    Handle E = D.createEvent(/*Timing=*/false);
-    AllEvents.push_back(E);
-    IdleEvents.push_back(E);
-    ++Stats.EventsCreated;
-  }
-}
-
-Handle StreamPool::takeStream() {
-  if (IdleStreams.empty()) {
-    Handle S = D.createStream();
-    AllStreams.push_back(S);
-    ++Stats.StreamsCreated;
-    return S;
-  }
-  Handle S = IdleStreams.front();
-  IdleStreams.pop_front();
-  ++Stats.StreamsReused;
-  return S;
-}
-
-Handle StreamPool::takeEvent() {
-  if (IdleEvents.empty()) {
-    Handle E = D.createEvent(/*Timing=*/false);
-    AllEvents.push_back(E);
-    ++Stats.EventsCreated;
-    return E;
-  }
-  Handle E = IdleEvents.front();
-  IdleEvents.pop_front();
-  ++Stats.EventsReused;
-  return E;
+  while (Streams.Idle.size() < Groups && Streams.All.size() < MaxStreams)
+    Streams.Idle.push_back(create(Streams));
+  while (Events.Idle.size() < Groups + 1)
+    Events.Idle.push_back(create(Events));
 }
 
 Lease StreamPool::acquire(unsigned Groups) {
-  if (Groups > MaxStreams)
-    throw qd::Error("stream pool: " + std::to_string(Groups) +
-                    " groups exceed the pool's bound of " +
-                    std::to_string(MaxStreams) + " streams");
+  checkGroups(Groups);
   std::unique_lock<std::mutex> Lock(Mutex);
   // All or nothing: two leases each holding part of what they need would
   // wait for each other forever.
   Released.wait(Lock, [&] {
-    return IdleStreams.size() + (MaxStreams - AllStreams.size()) >= Groups;
+    return Streams.Idle.size() + (MaxStreams - Streams.All.size()) >= Groups;
   });
   Lease L;
   if (!SpareLeases.empty()) {
@@ -91,31 +87,25 @@ Lease StreamPool::acquire(unsigned Groups) {
     SpareLeases.pop_back();
   }
   try {
-    L.Fork = takeEvent();
+    L.Fork = take(Events);
     for (unsigned G = 0; G < Groups; ++G) {
-      L.Streams.push_back(takeStream());
-      L.Joins.push_back(takeEvent());
+      L.Streams.push_back(take(Streams));
+      L.Joins.push_back(take(Events));
     }
   } catch (...) {
     // Return what was taken; what was created stays in the pool.
-    if (L.Fork)
-      IdleEvents.push_back(L.Fork);
-    IdleEvents.insert(IdleEvents.end(), L.Joins.begin(), L.Joins.end());
-    IdleStreams.insert(IdleStreams.end(), L.Streams.begin(), L.Streams.end());
+    shelve(L);
     Released.notify_all();
     throw;
   }
-  ++Stats.Leases;
+  ++Leases;
   return L;
 }
 
 void StreamPool::release(Lease &&L) {
   {
     std::lock_guard<std::mutex> Lock(Mutex);
-    IdleStreams.insert(IdleStreams.end(), L.Streams.begin(), L.Streams.end());
-    if (L.Fork)
-      IdleEvents.push_back(L.Fork);
-    IdleEvents.insert(IdleEvents.end(), L.Joins.begin(), L.Joins.end());
+    shelve(L);
     L.Streams.clear();
     L.Joins.clear();
     L.Fork = nullptr;
@@ -126,5 +116,11 @@ void StreamPool::release(Lease &&L) {
 
 PoolStats StreamPool::stats() const {
   std::lock_guard<std::mutex> Lock(Mutex);
-  return Stats;
+  PoolStats S;
+  S.StreamsCreated = Streams.Created;
+  S.EventsCreated = Events.Created;
+  S.StreamsReused = Streams.Reused;
+  S.EventsReused = Events.Reused;
+  S.Leases = Leases;
+  return S;
 }

@@ -56,19 +56,41 @@ public:
   unsigned maxStreams() const { return MaxStreams; }
 
 private:
-  Handle takeStream();
-  Handle takeEvent();
+  /// The pooled objects of one kind, streams or events: how the device
+  /// makes and destroys one, every one made, and the idle ones, oldest
+  /// first.
+  struct Stock {
+    using CreateFn = Handle (*)(Device &);
+    using DestroyFn = void (*)(Device &, Handle);
+    Stock(CreateFn Create, DestroyFn Destroy)
+        : Create(Create), Destroy(Destroy) {}
+
+    CreateFn Create;
+    DestroyFn Destroy;
+    std::deque<Handle> Idle;
+    std::vector<Handle> All;
+    uint64_t Created = 0;
+    uint64_t Reused = 0; ///< objects handed out that already existed
+  };
+
+  /// Throws when Groups streams could never be leased at once.
+  void checkGroups(unsigned Groups) const;
+  /// Makes one more object of S; the caller uses it or puts it in S.Idle.
+  Handle create(Stock &S);
+  /// Hands out the oldest idle object of S, or a new one.
+  Handle take(Stock &S);
+  /// Puts the streams and events of L back among the idle ones.
+  void shelve(const Lease &L);
 
   Device &D;
   const unsigned MaxStreams;
   mutable std::mutex Mutex;
   std::condition_variable Released;
-  std::deque<Handle> IdleStreams, IdleEvents;
-  std::vector<Handle> AllStreams, AllEvents;
+  Stock Streams, Events;
+  uint64_t Leases = 0;
   /// Returned leases, kept for their vectors' capacity: a warmed-up launch
   /// allocates nothing.
   std::vector<Lease> SpareLeases;
-  PoolStats Stats;
 };
 
 } // namespace qd::rt

@@ -1,22 +1,21 @@
 //===- Compiler.cpp - In-process Clang/LLVM compilation -------------------===//
 //
-// Part of qdc. Each compile builds a Clang invocation the way the clang
-// driver would (createInvocation), maps the generated source into the file
-// system as a file beside the .qd, and runs a code-generation action.
+// Part of qdc. Each compile takes its command line from the toolchain,
+// turns it into a Clang invocation (ClangInvocation.h), maps the generated
+// source into the file system as a file beside the .qd, and runs a
+// code-generation action. Clang's actions write files, so their output goes
+// to a temporary file that is read back and removed; the host object is
+// generated in memory.
 //
 //===----------------------------------------------------------------------===//
 
-#include "qdc/CodeGen/Compiler.h"
+#include "Compiler.h"
 
-#include "clang/Basic/DiagnosticOptions.h"
+#include "qdc/Toolchain/ClangInvocation.h"
+
 #include "clang/CodeGen/CodeGenAction.h"
-#include "clang/Driver/Compilation.h"
-#include "clang/Driver/Driver.h"
-#include "clang/Driver/Job.h"
-#include "clang/Driver/Tool.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
-#include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Lex/PreprocessorOptions.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -30,18 +29,12 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
-#include "llvm/TargetParser/Host.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 
-#include <cstdlib>
 #include <mutex>
 
-#if !defined(QDC_CLANG_EXECUTABLE) || !defined(QDC_LLD_EXECUTABLE) ||          \
-    !defined(QDC_ROCM_BITCODE_DIR)
-#error "the build defines where clang-19, ld.lld and the ROCm bitcode are"
-#endif
-
 using namespace qdc;
+using namespace qdc::codegen;
 
 static llvm::Error makeError(const llvm::Twine &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
@@ -58,55 +51,49 @@ static void initializeTargets() {
   });
 }
 
-std::string qdc::findLibdevice() {
-  // CUDA_PATH, when set, is the only place looked at.
-  llvm::SmallVector<std::string, 2> Roots;
-  if (const char *Env = std::getenv("CUDA_PATH"))
-    Roots.push_back(Env);
-  else
-    Roots.push_back("/usr/local/cuda");
-  for (const std::string &Root : Roots) {
-    llvm::SmallString<256> Path(Root);
-    llvm::sys::path::append(Path, "nvvm", "libdevice", "libdevice.10.bc");
-    if (llvm::sys::fs::exists(Path))
-      return std::string(Path);
+namespace {
+/// A temporary file, removed when this goes out of scope.
+class TempFile {
+public:
+  TempFile() = default;
+  TempFile(const TempFile &) = delete;
+  TempFile &operator=(const TempFile &) = delete;
+  ~TempFile() {
+    if (!Path.empty())
+      llvm::sys::fs::remove(Path);
   }
-  return {};
+
+  /// Creates a fresh file `qdc-*.<Ext>` in the temporary folder.
+  llvm::Error create(const char *Ext) {
+    if (std::error_code EC =
+            llvm::sys::fs::createTemporaryFile("qdc", Ext, Path))
+      return makeError("cannot create a temporary file: " + EC.message());
+    return llvm::Error::success();
+  }
+  /// The contents a tool wrote; What names them in the error.
+  llvm::Expected<std::string> read(const llvm::Twine &What) const {
+    auto Buffer = llvm::MemoryBuffer::getFile(Path);
+    if (!Buffer)
+      return makeError("cannot read " + What + ": " +
+                       Buffer.getError().message());
+    return (*Buffer)->getBuffer().str();
+  }
+  std::string path() const { return std::string(Path); }
+
+private:
+  llvm::SmallString<128> Path;
+};
+} // namespace
+
+/// The file name Clang sees a generated source under: beside the .qd.
+static std::string getSourceName(llvm::StringRef InputPath,
+                                 llvm::StringRef Arch) {
+  bool Hip = getDialectForArch(Arch) == DeviceDialect::Hip;
+  return (InputPath + "." + Arch + (Hip ? ".hip" : ".cu")).str();
 }
 
-std::string qdc::findPtxas() {
-  llvm::SmallVector<llvm::StringRef, 2> Dirs;
-  std::string Root;
-  if (const char *Env = std::getenv("CUDA_PATH"))
-    Root = std::string(Env) + "/bin";
-  else
-    Root = "/usr/local/cuda/bin";
-  Dirs.push_back(Root);
-  if (llvm::ErrorOr<std::string> P =
-          llvm::sys::findProgramByName("ptxas", Dirs))
-    return *P;
-  if (std::getenv("CUDA_PATH"))
-    return {};
-  if (llvm::ErrorOr<std::string> P = llvm::sys::findProgramByName("ptxas"))
-    return *P;
-  return {};
-}
-
-static std::vector<std::string> commonArgs(const CompileOptions &Opts) {
-  std::vector<std::string> Args = {QDC_CLANG_EXECUTABLE, "-std=" + Opts.Std,
-                                   "-O" + std::to_string(Opts.OptLevel), "-w",
-                                   "-I" + Opts.IncludeDir};
-  for (const std::string &Dir : Opts.IncludeDirs)
-    Args.push_back("-I" + Dir);
-  for (const std::string &Def : Opts.Defines)
-    Args.push_back("-D" + Def);
-  Args.push_back("-D__QDC__=1");
-  if (Opts.DebugInfo)
-    Args.push_back("-gline-tables-only");
-  return Args;
-}
-
-/// Runs Action on Source, seen by Clang as the file InputName.
+/// Runs Action on Source, seen by Clang as the file InputName, with
+/// Args; OutputPath, when given, is where the action writes.
 static llvm::Error runClang(std::vector<std::string> Args,
                             const std::string &InputName,
                             const std::string &Source,
@@ -114,48 +101,20 @@ static llvm::Error runClang(std::vector<std::string> Args,
                             const std::string &OutputPath = {}) {
   initializeTargets();
   Args.push_back(InputName);
-  if (Verbose) {
-    llvm::errs() << "qdc: compiling with:";
-    for (const std::string &A : Args)
-      llvm::errs() << ' ' << A;
-    llvm::errs() << '\n';
-  }
-  std::vector<const char *> Argv;
-  for (const std::string &A : Args)
-    Argv.push_back(A.c_str());
-  auto DiagOpts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
-  DiagOpts->ShowColors = llvm::errs().has_colors();
+  if (Verbose)
+    echoCommand("compiling", Args);
   llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> Diags =
-      clang::CompilerInstance::createDiagnostics(
-          DiagOpts.get(),
-          new clang::TextDiagnosticPrinter(llvm::errs(), DiagOpts.get()));
+      createStderrDiagnostics();
   // The user saw the warnings about their code when it was parsed; these
   // would be about qdc's own output or the CUDA version.
   Diags->setIgnoreAllWarnings(true);
-  // The driver turns the command line into one cc1 job, as `clang` would.
-  clang::driver::Driver TheDriver(Argv[0], llvm::sys::getDefaultTargetTriple(),
-                                  *Diags);
-  TheDriver.setCheckInputsExist(false);
-  std::unique_ptr<clang::driver::Compilation> C(
-      TheDriver.BuildCompilation(Argv));
-  if (!C || C->containsError() || C->getJobs().empty())
-    return makeError("cannot set up the compilation of " + InputName);
-  // The compile job; what the driver would run after it (a device link, a
-  // bundler) qdc does itself.
-  const clang::driver::Command &Job = *C->getJobs().begin();
-  if (llvm::StringRef(Job.getCreator().getName()) != "clang")
-    return makeError("cannot set up the compilation of " + InputName);
-  llvm::ArrayRef<const char *> CC1Args = Job.getArguments();
-  if (!CC1Args.empty() && llvm::StringRef(CC1Args.front()) == "-cc1")
-    CC1Args = CC1Args.drop_front();
-  auto Inv = std::make_shared<clang::CompilerInvocation>();
-  if (!clang::CompilerInvocation::CreateFromArgs(*Inv, CC1Args, *Diags,
-                                                 Argv[0]))
+  std::shared_ptr<clang::CompilerInvocation> Inv =
+      createCompilerInvocation(Args, *Diags);
+  if (!Inv)
     return makeError("cannot set up the compilation of " + InputName);
   Inv->getPreprocessorOpts().addRemappedFile(
       InputName,
       llvm::MemoryBuffer::getMemBufferCopy(Source, InputName).release());
-  Inv->getFrontendOpts().DisableFree = false;
   if (!OutputPath.empty())
     Inv->getFrontendOpts().OutputFile = OutputPath;
   clang::CompilerInstance CI;
@@ -166,214 +125,119 @@ static llvm::Error runClang(std::vector<std::string> Args,
   return llvm::Error::success();
 }
 
-/// A temporary file removed when this goes out of scope.
-namespace {
-struct TempFile {
-  llvm::SmallString<128> Path;
-  ~TempFile() {
-    if (!Path.empty())
-      llvm::sys::fs::remove(Path);
-  }
-};
-} // namespace
-
-/// Creates F as a fresh temporary file ending in .Ext.
-static llvm::Error createTemp(TempFile &F, const char *Ext) {
-  if (std::error_code EC =
-          llvm::sys::fs::createTemporaryFile("qdc", Ext, F.Path))
-    return makeError("cannot create a temporary file: " + EC.message());
-  return llvm::Error::success();
-}
-
-/// The contents of F, which a tool wrote; What names it in the error.
-static llvm::Expected<std::string> readBack(const TempFile &F,
-                                            const llvm::Twine &What) {
-  auto Buffer = llvm::MemoryBuffer::getFile(F.Path);
-  if (!Buffer)
-    return makeError("cannot read " + What + ": " +
-                     Buffer.getError().message());
-  return (*Buffer)->getBuffer().str();
-}
-
-/// The device compile of a CUDA-dialect source for Arch.
-static std::vector<std::string> cudaArgs(const std::string &Arch,
-                                         const CompileOptions &Opts) {
-  std::vector<std::string> Args = commonArgs(Opts);
-  Args.insert(Args.end(),
-              {"-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=" + Arch,
-               "-nocudainc", "-nocudalib", "-Wno-unknown-cuda-version"});
-  if (!Opts.Libdevice.empty())
-    Args.insert(Args.end(),
-                {"-DQD_HAVE_LIBDEVICE=1", "-Xclang", "-mlink-builtin-bitcode",
-                 "-Xclang", Opts.Libdevice});
-  return Args;
-}
-
-static std::vector<std::string> rocmBitcode(llvm::StringRef Arch);
-
-/// The device compile of a HIP-dialect source for Arch.
-static std::vector<std::string> hipArgs(const std::string &Arch,
-                                        const CompileOptions &Opts) {
-  std::vector<std::string> Args = commonArgs(Opts);
-  Args.insert(Args.end(), {"-x", "hip", "--cuda-device-only",
-                           "--offload-arch=" + Arch, "-nogpuinc", "-nogpulib"});
-  std::vector<std::string> Bitcode = rocmBitcode(Arch);
-  if (!Bitcode.empty())
-    Args.push_back("-DQD_HAVE_OCML=1");
-  for (const std::string &BC : Bitcode)
-    Args.insert(Args.end(),
-                {"-Xclang", "-mlink-builtin-bitcode", "-Xclang", BC});
-  return Args;
-}
-
-llvm::Expected<std::string> qdc::compileCudaToPtx(const std::string &Source,
-                                                  const std::string &Arch,
-                                                  const CompileOptions &Opts) {
+/// Runs Action as runClang does and returns what it wrote, through a
+/// temporary file ending in Ext; What names the output in errors.
+static llvm::Expected<std::string>
+runClangToBuffer(std::vector<std::string> Args, const std::string &InputName,
+                 const std::string &Source, clang::FrontendAction &Action,
+                 bool Verbose, const char *Ext, const llvm::Twine &What) {
   TempFile Out;
-  if (llvm::Error E = createTemp(Out, "ptx"))
-    return E;
-  std::vector<std::string> Args = cudaArgs(Arch, Opts);
-  Args.insert(Args.end(), {"-S", "-o", std::string(Out.Path)});
-  clang::EmitAssemblyAction Action;
-  if (llvm::Error E = runClang(Args, Opts.InputPath + "." + Arch + ".cu",
-                               Source, Action, Opts.Verbose))
-    return E;
-  return readBack(Out, "the PTX for " + Arch);
-}
-
-/// The ROCm bitcode libraries for Arch, in link order, or empty when any is
-/// missing.
-static std::vector<std::string> rocmBitcode(llvm::StringRef Arch) {
-  llvm::StringRef Dir = QDC_ROCM_BITCODE_DIR;
-  if (Dir.empty() || !Arch.starts_with("gfx"))
-    return {};
-  bool Wave64 = Arch.starts_with("gfx9") || Arch.starts_with("gfx8");
-  std::vector<std::string> Names = {
-      "ocml.bc",
-      "ockl.bc",
-      "oclc_daz_opt_off.bc",
-      "oclc_unsafe_math_off.bc",
-      "oclc_finite_only_off.bc",
-      "oclc_correctly_rounded_sqrt_on.bc",
-      Wave64 ? "oclc_wavefrontsize64_on.bc" : "oclc_wavefrontsize64_off.bc",
-      "oclc_isa_version_" + Arch.drop_front(3).str() + ".bc",
-      "oclc_abi_version_500.bc"};
-  std::vector<std::string> Out;
-  for (const std::string &N : Names) {
-    llvm::SmallString<256> Path(Dir);
-    llvm::sys::path::append(Path, N);
-    if (!llvm::sys::fs::exists(Path))
-      return {};
-    Out.push_back(std::string(Path));
-  }
-  return Out;
+  if (llvm::Error E = Out.create(Ext))
+    return std::move(E);
+  if (llvm::Error E = runClang(std::move(Args), InputName, Source, Action,
+                               Verbose, Out.path()))
+    return std::move(E);
+  return Out.read(What);
 }
 
 /// Runs a program; its output goes into the error when it fails.
 static llvm::Error runTool(llvm::ArrayRef<std::string> Args, bool Verbose) {
+  if (Args.empty() || Args[0].empty())
+    return makeError("a tool qdc needs was not found");
   TempFile Log;
-  if (llvm::Error E = createTemp(Log, "log"))
+  if (llvm::Error E = Log.create("log"))
     return E;
-  if (Verbose) {
-    llvm::errs() << "qdc: running";
-    for (const std::string &A : Args)
-      llvm::errs() << ' ' << A;
-    llvm::errs() << '\n';
-  }
+  if (Verbose)
+    echoCommand("running", Args);
   std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, Log.Path.str(),
-                                                Log.Path.str()};
+  std::string LogPath = Log.path();
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt, LogPath, LogPath};
   std::string ErrMsg;
   int RC = llvm::sys::ExecuteAndWait(Args[0], Argv, std::nullopt, Redirects, 0,
                                      0, &ErrMsg);
   if (RC == 0)
     return llvm::Error::success();
-  auto Text = llvm::MemoryBuffer::getFile(Log.Path);
-  return makeError(llvm::sys::path::filename(Args[0]) + " failed: " +
-                   (Text ? (*Text)->getBuffer().trim().str() : ErrMsg));
+  llvm::Expected<std::string> Text = Log.read("the log");
+  std::string Why = Text ? llvm::StringRef(*Text).trim().str() : ErrMsg;
+  if (!Text)
+    llvm::consumeError(Text.takeError());
+  return makeError(llvm::sys::path::filename(Args[0]) + " failed: " + Why);
 }
 
-llvm::Expected<std::string> qdc::assemblePtx(const std::string &Ptxas,
-                                             const std::string &Ptx,
-                                             const std::string &Arch,
-                                             const CompileOptions &Opts) {
-  TempFile In, Out;
-  if (llvm::Error E = createTemp(In, "ptx"))
-    return E;
-  if (llvm::Error E = createTemp(Out, "cubin"))
-    return E;
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(In.Path, EC);
-    if (EC)
-      return makeError("cannot write " + In.Path + ": " + EC.message());
-    OS << Ptx;
-  }
-  std::vector<std::string> Args = {
-      Ptxas, "-arch=" + Arch,       "-O" + std::to_string(Opts.OptLevel),
-      "-o",  std::string(Out.Path), std::string(In.Path)};
-  if (Opts.DebugInfo)
-    Args.push_back("-lineinfo");
-  if (llvm::Error E = runTool(Args, Opts.Verbose))
-    return E;
-  return readBack(Out, "the SASS for " + Arch);
-}
-
-llvm::Expected<std::string> qdc::compileHipToHsaco(const std::string &Source,
-                                                   const std::string &Arch,
-                                                   const CompileOptions &Opts) {
-  TempFile Object, Hsaco;
-  if (llvm::Error E = createTemp(Object, "o"))
-    return E;
-  if (llvm::Error E = createTemp(Hsaco, "hsaco"))
-    return E;
-  std::vector<std::string> Args = hipArgs(Arch, Opts);
-  Args.push_back("-c");
-  clang::EmitObjAction Action;
-  if (llvm::Error E =
-          runClang(Args, Opts.InputPath + "." + Arch + ".hip", Source, Action,
-                   Opts.Verbose, std::string(Object.Path)))
-    return E;
-  if (llvm::Error E = runTool(
-          {QDC_LLD_EXECUTABLE, "-m", "elf64_amdgpu", "--no-undefined",
-           "-shared", "-o", std::string(Hsaco.Path), std::string(Object.Path)},
-          Opts.Verbose))
-    return E;
-  return readBack(Hsaco, "the HSACO for " + Arch);
+llvm::Expected<std::string> Compiler::compileToPtx(const std::string &Source,
+                                                   llvm::StringRef Arch) const {
+  std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
+  Args.push_back("-S");
+  clang::EmitAssemblyAction Action;
+  return runClangToBuffer(Args, getSourceName(InputPath, Arch), Source, Action,
+                          Tools.getOptions().Verbose, "ptx",
+                          "the PTX for " + Arch);
 }
 
 llvm::Expected<std::string>
-qdc::compileDeviceToLLVM(const std::string &Source, const std::string &Arch,
-                         const CompileOptions &Opts) {
-  TempFile Out;
-  if (llvm::Error E = createTemp(Out, "ll"))
-    return E;
-  bool Amd = llvm::StringRef(Arch).starts_with("gfx");
-  std::vector<std::string> Args =
-      Amd ? hipArgs(Arch, Opts) : cudaArgs(Arch, Opts);
+Compiler::compileToLLVM(const std::string &Source, llvm::StringRef Arch) const {
+  std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
   Args.insert(Args.end(), {"-S", "-emit-llvm"});
   clang::EmitLLVMAction Action;
-  if (llvm::Error E =
-          runClang(Args, Opts.InputPath + "." + Arch + (Amd ? ".hip" : ".cu"),
-                   Source, Action, Opts.Verbose, std::string(Out.Path)))
-    return E;
-  return readBack(Out, "the LLVM IR for " + Arch);
+  return runClangToBuffer(Args, getSourceName(InputPath, Arch), Source, Action,
+                          Tools.getOptions().Verbose, "ll",
+                          "the LLVM IR for " + Arch);
 }
 
-llvm::Error qdc::compileHostObject(const std::string &Source,
-                                   const std::string &OutputPath,
-                                   const std::string &PublicPrefix,
-                                   const CompileOptions &Opts) {
-  std::vector<std::string> Args = commonArgs(Opts);
-  Args.insert(Args.end(), {"-x", "c++", "-c", "-fPIC"});
+llvm::Expected<std::string>
+Compiler::compileToHsaco(const std::string &Source,
+                         llvm::StringRef Arch) const {
+  bool Verbose = Tools.getOptions().Verbose;
+  std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
+  Args.push_back("-c");
+  clang::EmitObjAction Action;
+  TempFile Object, Hsaco;
+  if (llvm::Error E = Object.create("o"))
+    return std::move(E);
+  if (llvm::Error E = Hsaco.create("hsaco"))
+    return std::move(E);
+  if (llvm::Error E = runClang(Args, getSourceName(InputPath, Arch), Source,
+                               Action, Verbose, Object.path()))
+    return std::move(E);
+  if (Tools.getLld().empty())
+    return makeError("ld.lld was not found; it links the HSACO for " + Arch);
+  if (llvm::Error E =
+          runTool(Tools.getLldArgs(Object.path(), Hsaco.path()), Verbose))
+    return std::move(E);
+  return Hsaco.read("the HSACO for " + Arch);
+}
+
+llvm::Expected<std::string> Compiler::assemblePtx(const std::string &Ptx,
+                                                  llvm::StringRef Arch) const {
+  TempFile In, Out;
+  if (llvm::Error E = In.create("ptx"))
+    return std::move(E);
+  if (llvm::Error E = Out.create("cubin"))
+    return std::move(E);
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(In.path(), EC);
+    if (EC)
+      return makeError("cannot write " + In.path() + ": " + EC.message());
+    OS << Ptx;
+  }
+  if (llvm::Error E = runTool(Tools.getPtxasArgs(Arch, In.path(), Out.path()),
+                              Tools.getOptions().Verbose))
+    return std::move(E);
+  return Out.read("the SASS for " + Arch);
+}
+
+llvm::Expected<std::string>
+Compiler::compileHostObject(const std::string &Source,
+                            llvm::StringRef PublicPrefix) const {
   llvm::LLVMContext Context;
   clang::EmitLLVMOnlyAction Action(&Context);
-  if (llvm::Error E = runClang(Args, Opts.InputPath + ".host.cpp", Source,
-                               Action, Opts.Verbose))
-    return E;
+  if (llvm::Error E = runClang(Tools.getHostArgs(), InputPath + ".host.cpp",
+                               Source, Action, Tools.getOptions().Verbose))
+    return std::move(E);
   std::unique_ptr<llvm::Module> Mod = Action.takeModule();
   if (!Mod)
-    return makeError("no code for " + Opts.InputPath);
+    return makeError("no code for " + InputPath);
 
   // Strong definitions outside the generated namespace become local;
   // inline functions and templates (linkonce/weak) keep their linkage.
@@ -390,18 +254,17 @@ llvm::Error qdc::compileHostObject(const std::string &Source,
                      Error);
   llvm::TargetOptions TO;
   std::unique_ptr<llvm::TargetMachine> TM(Target->createTargetMachine(
-      Mod->getTargetTriple(), "x86-64", "", TO, llvm::Reloc::PIC_, std::nullopt,
-      Opts.OptLevel == 0 ? llvm::CodeGenOptLevel::None
-                         : llvm::CodeGenOptLevel::Aggressive));
+      Mod->getTargetTriple(), Tools.getHostCPU(), "", TO, llvm::Reloc::PIC_,
+      std::nullopt,
+      Tools.getOptions().OptLevel == 0 ? llvm::CodeGenOptLevel::None
+                                       : llvm::CodeGenOptLevel::Aggressive));
   Mod->setDataLayout(TM->createDataLayout());
-  std::error_code EC;
-  llvm::raw_fd_ostream OS(OutputPath, EC);
-  if (EC)
-    return makeError("cannot write " + OutputPath + ": " + EC.message());
+  llvm::SmallString<0> Object;
+  llvm::raw_svector_ostream OS(Object);
   llvm::legacy::PassManager PM;
   if (TM->addPassesToEmitFile(PM, OS, nullptr,
                               llvm::CodeGenFileType::ObjectFile))
     return makeError("cannot emit an object for " + Mod->getTargetTriple());
   PM.run(*Mod);
-  return llvm::Error::success();
+  return std::string(Object.str());
 }

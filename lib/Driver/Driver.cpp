@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "qdc/Driver/Driver.h"
-#include "Generate.h"
 #include "Output.h"
+#include "Outputs.h"
 #include "qdc/Driver/Options.h"
 #include "qdc/Frontend/Frontend.h"
 #include "qdc/KIR/Printer.h"
@@ -22,17 +22,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 using namespace qdc;
-
-/// The folder holding qd/qd.h: `<prefix>/include` beside `<prefix>/bin/qdc`,
-/// in the build tree as in an install tree.
-static std::string getPreludeDir(const char *Argv0) {
-  static int Anchor;
-  std::string Exe = llvm::sys::fs::getMainExecutable(Argv0, &Anchor);
-  llvm::SmallString<256> Dir(
-      llvm::sys::path::parent_path(llvm::sys::path::parent_path(Exe)));
-  llvm::sys::path::append(Dir, "include");
-  return std::string(Dir);
-}
 
 /// Checks that the input can be read; the message names the file.
 static llvm::Error checkInput(llvm::StringRef Path) {
@@ -62,9 +51,9 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
     return 0; // --help or --version
   const DriverOptions &Opts = **Parsed;
 
-  std::string PreludeDir = getPreludeDir(Args.empty() ? "qdc" : Args[0]);
+  Toolchain Tools(Args.empty() ? "qdc" : Args[0], Opts.Tools);
   if (Opts.PrintIncludeDir) {
-    llvm::outs() << PreludeDir << '\n';
+    llvm::outs() << Tools.getPreludeDir() << '\n';
     return 0;
   }
   if (Opts.PrintPasses) {
@@ -79,18 +68,15 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
 
   FrontendOptions FOpts;
   FOpts.InputFile = Opts.InputFile;
-  FOpts.PreludeDir = PreludeDir;
-  FOpts.IncludeDirs = Opts.IncludeDirs;
-  FOpts.Defines = Opts.Defines;
-  FOpts.Std = Opts.Std;
-  FOpts.WarningsAsErrors = Opts.WarningsAsErrors;
-  FOpts.IgnoreWarnings = Opts.IgnoreWarnings;
-  FOpts.Verbose = Opts.Verbose;
+  FOpts.Tools = &Tools;
   FrontendSession Session(std::move(FOpts));
   std::optional<kir::Module> M = Session.parse();
   if (!M)
     return 1;
-  runPipeline(*M, Session.getDiags(), Opts.StopAfter);
+  // The rules code generation adds run only when code is generated.
+  bool Dump = Opts.Emit == EmitKind::KIR || Opts.Emit == EmitKind::StreamPlan;
+  runPipeline(*M, Session.getDiags(), Opts.StopAfter,
+              /*ForCodeGen=*/!Opts.SyntaxOnly && !Dump);
   if (Session.getNumErrors())
     return 1;
   if (Opts.StopAfter.empty())
@@ -100,7 +86,7 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
   if (Opts.SyntaxOnly)
     return 0;
 
-  if (Opts.Emit == EmitKind::KIR || Opts.Emit == EmitKind::StreamPlan) {
+  if (Dump) {
     std::string Text;
     llvm::raw_string_ostream OS(Text);
     if (Opts.Emit == EmitKind::KIR)
@@ -112,6 +98,5 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
     return writeOutput(Opts.OutputFile.empty() ? "-" : Opts.OutputFile,
                        OS.str());
   }
-  return generateOutputs(Opts, *M, Session.getDiags(), PreludeDir,
-                         Session.getDependencies());
+  return writeOutputs(Opts, *M, Tools, Session.getDependencies());
 }

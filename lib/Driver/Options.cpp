@@ -84,9 +84,9 @@ struct Parser {
                    "fork and join per kernel), device-src, launcher-src, "
                    "llvm (device LLVM IR), ptx, hsaco")
         ->type_name("<kind>")
-        ->check(CLI::IsMember({"obj", "header", "kir", "stream-plan",
-                               "device-src", "launcher-src", "llvm", "ptx",
-                               "hsaco"}));
+        ->check(
+            CLI::IsMember({"obj", "header", "kir", "stream-plan", "device-src",
+                           "launcher-src", "llvm", "ptx", "hsaco"}));
     App.add_option("--offload-arch", Archs,
                    "GPU architectures to compile for, comma-separated "
                    "(default: sm_80, whose PTX the driver compiles for any "
@@ -99,7 +99,7 @@ struct Parser {
                    "(0-3, default 3)")
         ->type_name("<level>")
         ->check(CLI::IsMember({"0", "1", "2", "3"}));
-    App.add_flag("-g", Opts.DebugInfo,
+    App.add_flag("-g", Opts.Tools.DebugInfo,
                  "Line information in the generated code");
     App.add_flag("--MD", Opts.WriteDepfile,
                  "Write a depfile listing every file the input includes");
@@ -116,20 +116,21 @@ struct Parser {
         ->check(CLI::IsMember({"text", "dot"}));
     App.add_flag("--fsyntax-only", Opts.SyntaxOnly,
                  "Check the file, report problems, write nothing");
-    App.add_option("-I", Opts.IncludeDirs,
+    App.add_option("-I", Opts.Tools.IncludeDirs,
                    "Add <dir> to the include search path")
         ->type_name("<dir>")
         ->allow_extra_args(false);
-    App.add_option("-D", Opts.Defines, "Define macro <name>[=<value>]")
+    App.add_option("-D", Opts.Tools.Defines, "Define macro <name>[=<value>]")
         ->type_name("<macro>")
         ->allow_extra_args(false);
-    App.add_option("--std", Opts.Std,
+    App.add_option("--std", Opts.Tools.Std,
                    "C++ standard of the input "
                    "(default: c++20)")
         ->type_name("<std>");
-    App.add_flag("--Werror", Opts.WarningsAsErrors, "Treat warnings as errors");
-    App.add_flag("-w", Opts.IgnoreWarnings, "Suppress all warnings");
-    App.add_flag("-v", Opts.Verbose, "Show the commands qdc runs");
+    App.add_flag("--Werror", Opts.Tools.WarningsAsErrors,
+                 "Treat warnings as errors");
+    App.add_flag("-w", Opts.Tools.IgnoreWarnings, "Suppress all warnings");
+    App.add_flag("-v", Opts.Tools.Verbose, "Show the commands qdc runs");
     App.add_flag("--version", ShowVersion, "Print the version and exit");
     App.add_flag("--print-include-dir", Opts.PrintIncludeDir,
                  "Print the folder that holds <qd/qd.h> and exit");
@@ -205,7 +206,7 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
                     .Case("ptx", EmitKind::PTX)
                     .Case("hsaco", EmitKind::HSACO)
                     .Default(EmitKind::Object);
-  P.Opts.OptLevel = static_cast<unsigned>(std::stoi(P.OptLevel));
+  P.Opts.Tools.OptLevel = static_cast<unsigned>(std::stoi(P.OptLevel));
   if (!P.Opts.DepfilePath.empty())
     P.Opts.WriteDepfile = true;
   if (!P.Archs.empty())

@@ -1,8 +1,8 @@
 //===- Frontend.cpp - Parse a .qd file into the kernel IR -----------------===//
 //
-// Part of qdc. Builds a Clang invocation the way the clang driver would for
-// `clang++ -x c++ -std=... -isystem <prelude> -include qd/qd.h file.qd`,
-// parses the file, and hands the AST to the KIR builder.
+// Part of qdc. Parses the .qd file with the toolchain's parse command line
+// (`clang -fsyntax-only -x c++ -isystem <prelude> -include qd/qd.h ...`)
+// and hands the AST to the KIR builder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +10,7 @@
 
 #include "ClangDiagSink.h"
 #include "KIRBuilder.h"
+#include "qdc/Toolchain/ClangInvocation.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
@@ -22,10 +23,6 @@
 #include "clang/Lex/Preprocessor.h"
 
 #include "llvm/Support/raw_ostream.h"
-
-#ifndef QDC_CLANG_EXECUTABLE
-#error "QDC_CLANG_EXECUTABLE must name the clang-19 driver"
-#endif
 
 using namespace qdc;
 
@@ -95,46 +92,24 @@ struct FrontendSession::Impl {
       std::make_shared<AllDependencies>();
 
   explicit Impl(FrontendOptions O) : Opts(std::move(O)) {
-    Args = {QDC_CLANG_EXECUTABLE, "-fsyntax-only", "-x", "c++",
-            "-std=" + Opts.Std};
-    Args.push_back(llvm::errs().has_colors() ? "-fcolor-diagnostics"
-                                             : "-fno-color-diagnostics");
-    Args.insert(Args.end(), {"-isystem", Opts.PreludeDir, "-include", "qd/qd.h",
-                             "-D__QDC__=1"});
-    for (const std::string &Dir : Opts.IncludeDirs)
-      Args.push_back("-I" + Dir);
-    for (const std::string &Def : Opts.Defines)
-      Args.push_back("-D" + Def);
-    if (Opts.WarningsAsErrors)
-      Args.push_back("-Werror");
-    if (Opts.IgnoreWarnings)
-      Args.push_back("-w");
-    Args.push_back(Opts.InputFile);
+    Args = Opts.Tools->getParseArgs(Opts.InputFile, llvm::errs().has_colors());
   }
 
   bool createInvocation() {
-    std::vector<const char *> Argv;
-    for (const std::string &A : Args)
-      Argv.push_back(A.c_str());
     // Problems with the arguments themselves (a bad -std=) print through a
     // plain engine: the real one is configured by the invocation.
-    auto DiagOpts = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
-    DiagOpts->ShowColors = llvm::errs().has_colors();
-    clang::CreateInvocationOptions CIOpts;
-    CIOpts.Diags = clang::CompilerInstance::createDiagnostics(
-        DiagOpts.get(),
-        new clang::TextDiagnosticPrinter(llvm::errs(), DiagOpts.get()));
+    llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> ArgDiags =
+        createStderrDiagnostics();
     std::shared_ptr<clang::CompilerInvocation> Inv =
-        clang::createInvocation(Argv, std::move(CIOpts));
+        createCompilerInvocation(Args, *ArgDiags);
     if (!Inv)
       return false;
-    Inv->getFrontendOpts().DisableFree = false;
     CI.setInvocation(std::move(Inv));
     CI.createDiagnostics();
     Sink = std::make_unique<ClangDiagSink>(CI.getDiagnostics());
     Diags = std::make_unique<DiagEngine>(*Sink);
-    Diags->setWarningsAsErrors(Opts.WarningsAsErrors);
-    Diags->setIgnoreWarnings(Opts.IgnoreWarnings);
+    Diags->setWarningsAsErrors(Opts.Tools->getOptions().WarningsAsErrors);
+    Diags->setIgnoreWarnings(Opts.Tools->getOptions().IgnoreWarnings);
     return true;
   }
 };
@@ -154,12 +129,8 @@ FrontendSession::~FrontendSession() {
 std::optional<kir::Module> FrontendSession::parse() {
   if (!P->InvocationOK || P->Begun)
     return std::nullopt;
-  if (P->Opts.Verbose) {
-    llvm::errs() << "qdc: parsing with:";
-    for (const std::string &A : P->Args)
-      llvm::errs() << ' ' << A;
-    llvm::errs() << '\n';
-  }
+  if (P->Opts.Tools->getOptions().Verbose)
+    echoCommand("parsing", P->Args);
   clang::CompilerInstance &CI = P->CI;
   if (!CI.createTarget())
     return std::nullopt;

@@ -114,25 +114,17 @@ std::optional<kir::ScalarType> getScalarType(clang::QualType T,
   const auto *BT = dyn_cast<clang::BuiltinType>(T);
   if (!BT)
     return std::nullopt;
-  switch (BT->getKind()) {
-  case clang::BuiltinType::Bool:
-    return kir::ScalarType::Bool;
-  case clang::BuiltinType::Float:
-    return kir::ScalarType::F32;
-  case clang::BuiltinType::Double:
-    return kir::ScalarType::F64;
-  default:
-    break;
-  }
+  unsigned Bytes = Ctx.getTypeSize(T) / 8;
+  if (BT->getKind() == clang::BuiltinType::Bool)
+    return kir::findScalarType(kir::ScalarKind::Bool, Bytes);
+  if (BT->getKind() == clang::BuiltinType::Float ||
+      BT->getKind() == clang::BuiltinType::Double)
+    return kir::findScalarType(kir::ScalarKind::Float, Bytes);
   if (!BT->isInteger() || BT->isCharType() || BT->isWideCharType())
     return std::nullopt;
-  uint64_t Width = Ctx.getTypeSize(T);
-  bool Signed = BT->isSignedInteger();
-  if (Width == 32)
-    return Signed ? kir::ScalarType::I32 : kir::ScalarType::U32;
-  if (Width == 64)
-    return Signed ? kir::ScalarType::I64 : kir::ScalarType::U64;
-  return std::nullopt;
+  return kir::findScalarType(BT->isSignedInteger() ? kir::ScalarKind::Signed
+                                                   : kir::ScalarKind::Unsigned,
+                             Bytes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -204,6 +196,17 @@ private:
   llvm::DenseMap<clang::FileID, std::string> FileNames;
 };
 
+/// The enclosing namespaces, qualified ("a::b"), unnamed ones left out.
+std::string getScope(const clang::DeclContext *DC) {
+  llvm::SmallVector<std::string, 2> Parts;
+  for (DC = DC->getRedeclContext(); DC && !DC->isTranslationUnit();
+       DC = DC->getParent()->getRedeclContext())
+    if (const auto *NS = dyn_cast<clang::NamespaceDecl>(DC))
+      if (!NS->isAnonymousNamespace())
+        Parts.insert(Parts.begin(), NS->getNameAsString());
+  return llvm::join(Parts, "::");
+}
+
 //===----------------------------------------------------------------------===//
 // Kernels
 //===----------------------------------------------------------------------===//
@@ -233,11 +236,11 @@ private:
   /// What the builder knows about one top-level local variable.
   struct LocalInfo {
     unsigned StmtId = 0;
-    bool InitOK = false;  ///< constant, or computed from parameters
-    bool Const = false;   ///< const-qualified or constexpr
-    bool Written = false; ///< used other than as a plain read
+    unsigned VarIndex = 0; ///< in the statement's Vars
+    bool InitOK = false;   ///< constant, or computed from parameters
+    bool Const = false;    ///< const-qualified or constexpr
+    bool Written = false;  ///< used other than as a plain read
     llvm::SmallVector<const clang::VarDecl *, 2> Deps;
-    std::optional<bool> Shareable;
   };
 
   kir::Param buildParam(const clang::ParmVarDecl *P) {
@@ -425,16 +428,6 @@ private:
     return true;
   }
 
-  static std::string getScope(const clang::DeclContext *DC) {
-    llvm::SmallVector<std::string, 2> Parts;
-    for (DC = DC->getRedeclContext(); DC && !DC->isTranslationUnit();
-         DC = DC->getParent()->getRedeclContext())
-      if (const auto *NS = dyn_cast<clang::NamespaceDecl>(DC))
-        if (!NS->isAnonymousNamespace())
-          Parts.insert(Parts.begin(), NS->getNameAsString());
-    return llvm::join(Parts, "::");
-  }
-
   std::string getTypeSpelling(clang::QualType T) const {
     clang::PrintingPolicy P = Ctx.getPrintingPolicy();
     P.SuppressTagKeyword = true;
@@ -483,6 +476,8 @@ private:
         continue; // a type or alias: every task can declare it again
       LocalInfo &Info = Locals[V];
       Info.StmtId = Out.Id;
+      Info.VarIndex = Out.Vars.size();
+      Out.Vars.push_back({});
       Info.Const = V->isConstexpr() || V->getType().isConstQualified();
       Info.InitOK = !V->isStaticLocal() && isRecomputable(V, Info.Deps);
     }
@@ -554,31 +549,24 @@ private:
            isQdContext(Callee->getDeclContext());
   }
 
-  /// Decides, in declaration order, which locals every task may recompute.
+  /// Records, once every use has been seen, the facts about each local
+  /// variable (analyze-locals decides from them) and its uses by other
+  /// statements.
   void resolveLocals() {
-    llvm::DenseMap<unsigned, bool> StmtShareable;
-    for (auto &[V, Info] : Locals) {
-      bool OK = Info.InitOK && (Info.Const || !Info.Written);
-      for (const clang::VarDecl *Dep : Info.Deps) {
-        auto It = Locals.find(Dep);
-        OK = OK && It != Locals.end() && It->second.Shareable.value_or(false);
-      }
-      Info.Shareable = OK;
-      auto [It, Inserted] = StmtShareable.try_emplace(Info.StmtId, OK);
-      if (!Inserted)
-        It->second = It->second && OK;
-    }
     llvm::DenseMap<unsigned, kir::Stmt *> ById;
     for (kir::Stmt &Top : K.Body)
       kir::walkStmts(Top, [&](kir::Stmt &S) { ById[S.Id] = &S; });
-    for (kir::Stmt &Top : K.Body)
-      kir::walkStmts(Top, [&](kir::Stmt &S) {
-        if (S.Kind != kir::StmtKind::Local)
-          return;
-        auto It = StmtShareable.find(S.Id);
-        // A declaration of types only is always shareable.
-        S.Shareable = It == StmtShareable.end() || It->second;
-      });
+    for (auto &[V, Info] : Locals) {
+      kir::LocalVar &Var = ById[Info.StmtId]->Vars[Info.VarIndex];
+      Var.Name = V->getNameAsString();
+      Var.Recomputable = Info.InitOK;
+      Var.Const = Info.Const;
+      Var.Written = Info.Written;
+      for (const clang::VarDecl *Dep : Info.Deps) {
+        const LocalInfo &D = Locals.find(Dep)->second;
+        Var.Deps.push_back({D.StmtId, D.VarIndex});
+      }
+    }
     for (const auto &[V, UserId, Loc] : Uses) {
       kir::Stmt *Decl = ById.lookup(Locals[V].StmtId);
       if (Decl)
@@ -711,11 +699,13 @@ public:
     if (!Elem) {
       Diags.report(DiagID::err_field_type, Loc)
           << V->getNameAsString()
-          << Args[0].getAsType().getAsString(Ctx.getPrintingPolicy());
+          << Args[0].getAsType().getAsString(Ctx.getPrintingPolicy())
+          << kir::getScalarTypeSpellingList(/*OrLast=*/true);
       return true;
     }
     kir::Field F;
-    F.Name = V->getQualifiedNameAsString();
+    F.Name = V->getNameAsString();
+    F.Scope = getScope(V->getDeclContext());
     F.Symbol = getMangledName(V);
     F.Elem = *Elem;
     F.Loc = std::move(Loc);

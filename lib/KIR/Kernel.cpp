@@ -10,60 +10,54 @@
 
 using namespace qdc::kir;
 
-llvm::StringRef qdc::kir::getScalarTypeName(ScalarType T) {
-  switch (T) {
-  case ScalarType::Bool:
-    return "bool";
-  case ScalarType::I32:
-    return "i32";
-  case ScalarType::I64:
-    return "i64";
-  case ScalarType::U32:
-    return "u32";
-  case ScalarType::U64:
-    return "u64";
-  case ScalarType::F32:
-    return "f32";
-  case ScalarType::F64:
-    return "f64";
-  }
+namespace {
+struct ScalarTypeInfo {
+  ScalarType Type;
+  llvm::StringLiteral Name, Spelling;
+  ScalarKind Kind;
+  unsigned Bytes;
+};
+constexpr ScalarTypeInfo ScalarTypes[] = {
+#define QDC_SCALAR_TYPE(ENUM, NAME, SPELLING, KIND, BYTES)                     \
+  {ScalarType::ENUM, NAME, SPELLING, ScalarKind::KIND, BYTES},
+#include "qdc/KIR/ScalarTypes.def"
+};
+
+const ScalarTypeInfo &getInfo(ScalarType T) {
+  for (const ScalarTypeInfo &I : ScalarTypes)
+    if (I.Type == T)
+      return I;
   llvm_unreachable("unknown ScalarType");
+}
+} // namespace
+
+llvm::StringRef qdc::kir::getScalarTypeName(ScalarType T) {
+  return getInfo(T).Name;
 }
 
 llvm::StringRef qdc::kir::getScalarTypeSpelling(ScalarType T) {
-  switch (T) {
-  case ScalarType::Bool:
-    return "bool";
-  case ScalarType::I32:
-    return "int32_t";
-  case ScalarType::I64:
-    return "int64_t";
-  case ScalarType::U32:
-    return "uint32_t";
-  case ScalarType::U64:
-    return "uint64_t";
-  case ScalarType::F32:
-    return "float";
-  case ScalarType::F64:
-    return "double";
-  }
-  llvm_unreachable("unknown ScalarType");
+  return getInfo(T).Spelling;
 }
 
-unsigned qdc::kir::getScalarTypeSize(ScalarType T) {
-  switch (T) {
-  case ScalarType::Bool:
-    return 1;
-  case ScalarType::I32:
-  case ScalarType::U32:
-  case ScalarType::F32:
-    return 4;
-  case ScalarType::I64:
-  case ScalarType::U64:
-  case ScalarType::F64:
-    return 8;
+unsigned qdc::kir::getScalarTypeSize(ScalarType T) { return getInfo(T).Bytes; }
+
+std::optional<ScalarType> qdc::kir::findScalarType(ScalarKind Kind,
+                                                   unsigned Bytes) {
+  for (const ScalarTypeInfo &I : ScalarTypes)
+    if (I.Kind == Kind && I.Bytes == Bytes)
+      return I.Type;
+  return std::nullopt;
+}
+
+std::string qdc::kir::getScalarTypeSpellingList(bool OrLast) {
+  std::string Out;
+  size_t N = std::size(ScalarTypes);
+  for (size_t I = 0; I < N; ++I) {
+    if (I)
+      Out += OrLast && I + 1 == N ? " or " : ", ";
+    Out += ScalarTypes[I].Spelling;
   }
-  llvm_unreachable("unknown ScalarType");
+  return Out;
 }
 
 llvm::StringRef qdc::kir::getTaskKindName(TaskKind K) {

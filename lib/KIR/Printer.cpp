@@ -110,7 +110,7 @@ static void printTask(const Task &T, llvm::raw_ostream &OS) {
 void qdc::kir::printModule(const Module &M, llvm::raw_ostream &OS) {
   OS << "module '" << M.SourceFile << "'\n";
   for (const Field &F : M.Fields) {
-    OS << "field " << F.Name << ": " << getScalarTypeName(F.Elem);
+    OS << "field " << F.getQualifiedName() << ": " << getScalarTypeName(F.Elem);
     for (int64_t D : F.Shape)
       OS << '[' << D << ']';
     printPos(F.Loc, OS);

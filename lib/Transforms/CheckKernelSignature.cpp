@@ -19,6 +19,7 @@ void qdc::checkKernelSignature(Module &M, DiagEngine &Diags) {
     for (const Param &P : K.Params)
       if (P.Kind == ParamKind::Unsupported)
         Diags.report(DiagID::err_kernel_param_type, P.Loc)
-            << P.Name << K.Name << P.Spelling;
+            << P.Name << K.Name << P.Spelling
+            << getScalarTypeSpellingList(/*OrLast=*/false);
   }
 }

@@ -9,7 +9,10 @@
 using namespace qdc;
 
 static const PassInfo PassTable[] = {
-#define QDC_PASS(NAME, FUNCTION, DESCRIPTION) {NAME, FUNCTION, DESCRIPTION},
+#define QDC_PASS(NAME, FUNCTION, DESCRIPTION)                                  \
+  {NAME, FUNCTION, DESCRIPTION, false},
+#define QDC_CODEGEN_PASS(NAME, FUNCTION, DESCRIPTION)                          \
+  {NAME, FUNCTION, DESCRIPTION, true},
 #include "qdc/Transforms/Passes.def"
 };
 
@@ -23,8 +26,10 @@ const PassInfo *qdc::findPass(llvm::StringRef Name) {
 }
 
 void qdc::runPipeline(kir::Module &M, DiagEngine &Diags,
-                      llvm::StringRef StopAfter) {
+                      llvm::StringRef StopAfter, bool ForCodeGen) {
   for (const PassInfo &P : PassTable) {
+    if (P.ForCodeGen && !ForCodeGen)
+      continue;
     P.Run(M, Diags);
     if (P.Name == StopAfter)
       return;

@@ -1,25 +1,27 @@
-//===- CudaDevice.cpp - The CUDA backend over the driver API
-//---------------===//
+//===- CudaDevice.cpp - The CUDA backend over the driver API --------------===//
 //
-// Part of qdc. Resolves the driver from libcuda.so.1 at run time (no CUDA
-// toolkit needed to build), runs on the device's primary context (made
-// current on each calling thread), loads PTX or cubin images with
-// cuModuleLoadDataEx and reports the JIT log when that fails.
+// Part of qdc. The CUDA traits of the shared GPU device (gpu/GpuDevice.h):
+// the driver's types and table, resolved from libcuda.so.1 at run time (no
+// CUDA toolkit needed to build), and what only CUDA does: work runs on the
+// device's primary context, made current on each calling thread; modules
+// are PTX or cubin images loaded with cuModuleLoadDataEx, whose JIT log is
+// reported when loading fails.
 //
 //===----------------------------------------------------------------------===//
 
-#include "../Device.h"
-#include "../DynamicLibrary.h"
+#include "../gpu/GpuDevice.h"
 
-#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <utility>
 
 using namespace qd::rt;
+using namespace qd::rt::gpu;
 
 namespace {
 
-// The few driver types and constants used, as cuda.h defines them.
+// The driver types used, as cuda.h defines them.
 using CUresult = int;
 using CUdevice = int;
 using CUdeviceptr = unsigned long long;
@@ -28,240 +30,79 @@ using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
 using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
-constexpr CUresult CUDA_SUCCESS = 0;
-constexpr CUresult CUDA_ERROR_NOT_READY = 600;
-constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
-constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
+
+// The attributes and JIT options used, as cuda.h numbers them.
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 
-/// The driver functions, resolved once from libcuda.so.1.
+/// The CUDA driver as the shared device sees it: its functions, resolved
+/// once from libcuda.so.1, and the facts of its API the table cannot say.
 struct CudaDriver {
+  static constexpr GpuVendor Vendor = {
+      qd::Arch::cuda, "cuda", "CUDA",
+      "libcuda.so.1 loaded, but there is no CUDA device",
+      CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT};
+
   DynamicLibrary Library{"libcuda.so.1", "libcuda.so"};
-#define QDRT_CUDA_FN(NAME, SYMBOL, PARAMS) CUresult(*NAME) PARAMS = nullptr;
+#define QDRT_GPU_FN(ROLE, NAME, SYMBOL, RET, PARAMS)                           \
+  DriverFn<RET PARAMS> ROLE{Library, #NAME, SYMBOL};
 #include "CudaDriver.def"
 
-  CudaDriver() {
-#define QDRT_CUDA_FN(NAME, SYMBOL, PARAMS)                                     \
-  NAME = reinterpret_cast<decltype(NAME)>(Library.symbol(SYMBOL));
-#include "CudaDriver.def"
-  }
-
-  /// Throws qd::Error("<Call>: CUDA_ERROR_X (<description>)") on failure.
-  void check(CUresult R, const char *Call) const {
-    if (R == CUDA_SUCCESS)
-      return;
+  /// The driver's name and description of R, as out-parameters.
+  std::pair<const char *, const char *> errorStrings(CUresult R) const {
     const char *Name = nullptr, *Text = nullptr;
-    cuGetErrorName(R, &Name);
-    cuGetErrorString(R, &Text);
-    throw qd::Error(std::string(Call) + ": " +
-                    (Name ? Name : "CUDA error " + std::to_string(R)) + " (" +
-                    (Text ? Text : "no description") + ")");
+    GetErrorName(R, &Name);
+    GetErrorString(R, &Text);
+    return {Name, Text};
   }
 };
 
-#define CU_CHECK(CALL, ...) Driver.check(Driver.CALL(__VA_ARGS__), #CALL)
-
-class CudaDevice final : public Device {
+/// The device's primary context (what the CUDA runtime uses too, so
+/// libraries sharing the process see the same memory and modules), and the
+/// images this GPU runs.
+class CudaContext {
 public:
-  explicit CudaDevice(int Ordinal) {
-    CU_CHECK(cuInit, 0);
-    int Count = 0;
-    CU_CHECK(cuDeviceGetCount, &Count);
-    if (Count == 0)
-      throw qd::Error("cuda: libcuda.so.1 loaded, but there is no CUDA device");
-    if (Ordinal >= Count)
-      throw qd::Error("cuda: no device " + std::to_string(Ordinal) +
-                      "; this machine has " + std::to_string(Count));
-    CU_CHECK(cuDeviceGet, &Dev, Ordinal);
-    char Name[256] = {};
-    CU_CHECK(cuDeviceGetName, Name, sizeof(Name) - 1, Dev);
-    DeviceName = Name;
+  CudaContext(const GpuDriver<CudaDriver> &D, const GpuInfo<CudaDriver> &Gpu)
+      : D(D), Dev(Gpu.Id), Name(Gpu.Name) {
     int Major = 0, Minor = 0;
-    CU_CHECK(cuDeviceGetAttribute, &Major,
-             CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, Dev);
-    CU_CHECK(cuDeviceGetAttribute, &Minor,
-             CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, Dev);
+    D.call(D.DeviceGetAttribute, &Major,
+           CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, Dev);
+    D.call(D.DeviceGetAttribute, &Minor,
+           CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, Dev);
     SmVersion = Major * 10 + Minor;
-    CU_CHECK(cuDeviceGetAttribute, &Multiprocessors,
-             CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, Dev);
-    CU_CHECK(cuDevicePrimaryCtxRetain, &Ctx, Dev);
+    D.call(D.DevicePrimaryCtxRetain, &Ctx, Dev);
+  }
+  ~CudaContext() { D.DevicePrimaryCtxRelease(Dev); }
+  CudaContext(const CudaContext &) = delete;
+  CudaContext &operator=(const CudaContext &) = delete;
+
+  CUcontext place() const { return Ctx; }
+  /// E.g. "NVIDIA H100 80GB HBM3 (sm_90)".
+  std::string describe() const {
+    return Name + " (sm_" + std::to_string(SmVersion) + ")";
   }
 
-  ~CudaDevice() override {
-    makeCurrent();
-    Driver.cuCtxSynchronize();
-    Driver.cuDevicePrimaryCtxRelease(Dev);
-    current() = nullptr;
-  }
-
-  qd::Arch arch() const override { return qd::Arch::cuda; }
-  std::string describe() const override {
-    return DeviceName + " (sm_" + std::to_string(SmVersion) + ")";
-  }
-
-  Handle createStream() override {
-    makeCurrent();
-    CUstream S = nullptr;
-    CU_CHECK(cuStreamCreate, &S, CU_STREAM_NON_BLOCKING);
-    return S;
-  }
-  void destroyStream(Handle S) override {
-    makeCurrent();
-    CU_CHECK(cuStreamDestroy, static_cast<CUstream>(S));
-  }
-  void synchronizeStream(Handle S) override {
-    makeCurrent();
-    CU_CHECK(cuStreamSynchronize, static_cast<CUstream>(S));
-  }
-
-  Handle createEvent(bool Timing) override {
-    makeCurrent();
-    CUevent E = nullptr;
-    CU_CHECK(cuEventCreate, &E, Timing ? 0u : CU_EVENT_DISABLE_TIMING);
-    return E;
-  }
-  void destroyEvent(Handle E) override {
-    makeCurrent();
-    CU_CHECK(cuEventDestroy, static_cast<CUevent>(E));
-  }
-  void recordEvent(Handle E, Handle S) override {
-    makeCurrent();
-    CU_CHECK(cuEventRecord, static_cast<CUevent>(E), static_cast<CUstream>(S));
-  }
-  void streamWaitEvent(Handle S, Handle E) override {
-    makeCurrent();
-    CU_CHECK(cuStreamWaitEvent, static_cast<CUstream>(S),
-             static_cast<CUevent>(E), 0u);
-  }
-  void synchronizeEvent(Handle E) override {
-    makeCurrent();
-    CU_CHECK(cuEventSynchronize, static_cast<CUevent>(E));
-  }
-  bool queryEvent(Handle E) override {
-    makeCurrent();
-    CUresult R = Driver.cuEventQuery(static_cast<CUevent>(E));
-    if (R == CUDA_ERROR_NOT_READY)
-      return false;
-    Driver.check(R, "cuEventQuery");
-    return true;
-  }
-  float elapsedMs(Handle A, Handle B) override {
-    makeCurrent();
-    float Ms = 0;
-    CU_CHECK(cuEventElapsedTime, &Ms, static_cast<CUevent>(A),
-             static_cast<CUevent>(B));
-    return Ms;
-  }
-
-  Handle loadModule(const qdrt_module_desc &M) override {
-    makeCurrent();
+  /// Loads the best image of M for this GPU; the error of a failed load
+  /// carries the JIT's log.
+  CUmodule load(const qdrt_module_desc &M) const {
     const qdrt_image *Image = pickImage(M);
     char Log[8192] = {};
     int Options[] = {CU_JIT_ERROR_LOG_BUFFER,
                      CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *Values[] = {Log, reinterpret_cast<void *>(uintptr_t(sizeof(Log)))};
     CUmodule Mod = nullptr;
-    CUresult R =
-        Driver.cuModuleLoadDataEx(&Mod, Image->data, 2, Options, Values);
-    if (R != CUDA_SUCCESS) {
-      try {
-        Driver.check(R, "cuModuleLoadDataEx");
-      } catch (const qd::Error &E) {
-        throw qd::Error(std::string(E.what()) + " loading module '" + M.name +
-                        "' (" + Image->arch + ")" +
-                        (Log[0] ? std::string(":\n") + Log : ""));
-      }
-    }
+    CUresult R = D.ModuleLoad(&Mod, Image->data, 2, Options, Values);
+    if (R != CudaDriver::Vendor.Success)
+      throw qd::Error(D.message(R, D.ModuleLoad.Name) + " loading module '" +
+                      M.name + "' (" + Image->arch + ")" +
+                      (Log[0] ? std::string(":\n") + Log : ""));
     return Mod;
-  }
-  void unloadModule(Handle M) override {
-    makeCurrent();
-    CU_CHECK(cuModuleUnload, static_cast<CUmodule>(M));
-  }
-  Handle getFunction(Handle M, const qdrt_task_desc &T) override {
-    makeCurrent();
-    CUfunction F = nullptr;
-    CUresult R =
-        Driver.cuModuleGetFunction(&F, static_cast<CUmodule>(M), T.name);
-    if (R != CUDA_SUCCESS)
-      Driver.check(
-          R, (std::string("cuModuleGetFunction('") + T.name + "')").c_str());
-    return F;
-  }
-  void *getGlobal(Handle M, const qdrt_field_desc &F) override {
-    makeCurrent();
-    CUdeviceptr P = 0;
-    size_t Bytes = 0;
-    CUresult R =
-        Driver.cuModuleGetGlobal(&P, &Bytes, static_cast<CUmodule>(M), F.name);
-    if (R != CUDA_SUCCESS)
-      Driver.check(
-          R, (std::string("cuModuleGetGlobal('") + F.name + "')").c_str());
-    if (Bytes != F.bytes)
-      throw qd::Error(std::string("field '") + F.name + "' has " +
-                      std::to_string(Bytes) + " bytes on the device, " +
-                      std::to_string(F.bytes) + " in its module");
-    return reinterpret_cast<void *>(P);
-  }
-
-  void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
-              const void *Args, size_t ArgSize, Handle S) override {
-    makeCurrent();
-    unsigned Block = T.block_dim ? T.block_dim : DefaultBlock;
-    uint64_t Blocks = (Iterations + Block - 1) / Block;
-    // Grid-stride loops cover the rest; enough blocks to fill the device.
-    uint64_t MaxBlocks = uint64_t(Multiprocessors) * 32;
-    unsigned Grid = static_cast<unsigned>(
-        std::max<uint64_t>(1, std::min(Blocks, MaxBlocks)));
-    void *Params[2];
-    unsigned N = 0;
-    if (ArgSize)
-      Params[N++] = const_cast<void *>(Args);
-    Params[N++] = &Iterations;
-    CU_CHECK(cuLaunchKernel, static_cast<CUfunction>(Fn), Grid, 1u, 1u, Block,
-             1u, 1u, 0u, static_cast<CUstream>(S), Params, nullptr);
-  }
-
-  void *allocate(size_t Bytes) override {
-    makeCurrent();
-    CUdeviceptr P = 0;
-    CU_CHECK(cuMemAlloc, &P, std::max<size_t>(Bytes, 1));
-    return reinterpret_cast<void *>(P);
-  }
-  void deallocate(void *P) override {
-    makeCurrent();
-    CU_CHECK(cuMemFree, reinterpret_cast<CUdeviceptr>(P));
-  }
-  void copyToDevice(void *Dst, const void *Src, size_t Bytes,
-                    Handle S) override {
-    makeCurrent();
-    CU_CHECK(cuMemcpyHtoDAsync, reinterpret_cast<CUdeviceptr>(Dst), Src, Bytes,
-             static_cast<CUstream>(S));
-  }
-  void copyToHost(void *Dst, const void *Src, size_t Bytes, Handle S) override {
-    makeCurrent();
-    CU_CHECK(cuMemcpyDtoHAsync, Dst, reinterpret_cast<CUdeviceptr>(Src), Bytes,
-             static_cast<CUstream>(S));
   }
 
 private:
-  static constexpr unsigned DefaultBlock = 128;
-
-  static CUcontext &current() {
-    thread_local CUcontext Current = nullptr;
-    return Current;
-  }
-  void makeCurrent() {
-    if (current() == Ctx)
-      return;
-    CU_CHECK(cuCtxSetCurrent, Ctx);
-    current() = Ctx;
-  }
-
   /// Prefers SASS for exactly this GPU, then the PTX of the newest arch not
   /// newer than it (the driver JITs it).
   const qdrt_image *pickImage(const qdrt_module_desc &M) const {
@@ -289,16 +130,15 @@ private:
     return Best;
   }
 
-  CudaDriver Driver;
-  CUdevice Dev = 0;
-  CUcontext Ctx = nullptr;
-  std::string DeviceName;
+  const GpuDriver<CudaDriver> &D;
+  CUdevice Dev;
+  std::string Name;
   int SmVersion = 0;
-  int Multiprocessors = 1;
+  CUcontext Ctx = nullptr;
 };
 
 } // namespace
 
 std::unique_ptr<Device> qd::rt::createCudaDevice(int Ordinal) {
-  return std::make_unique<CudaDevice>(Ordinal);
+  return std::make_unique<GpuDevice<CudaDriver, CudaContext>>(Ordinal);
 }

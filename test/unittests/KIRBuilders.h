@@ -31,8 +31,12 @@ public:
   kir::Stmt serial(unsigned Line) { return make(kir::StmtKind::Serial, Line); }
   kir::Stmt local(unsigned Line, std::string Name, bool Shareable) {
     kir::Stmt S = make(kir::StmtKind::Local, Line);
-    S.Name = std::move(Name);
-    S.Shareable = Shareable;
+    S.Name = Name;
+    // analyze-locals derives Shareable from the variable's facts.
+    kir::LocalVar V;
+    V.Name = std::move(Name);
+    V.Recomputable = Shareable;
+    S.Vars.push_back(std::move(V));
     return S;
   }
   kir::Stmt config(unsigned Line, unsigned BlockDim) {

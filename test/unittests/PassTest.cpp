@@ -46,7 +46,8 @@ Kernel threeGroups() {
 
 TEST_F(PassTest, RegistryMatchesPipelineOrder) {
   ASSERT_FALSE(getPasses().empty());
-  EXPECT_EQ(getPasses().front().Name, "check-kernel-signature");
+  // The analysis the rules and form-tasks read runs first.
+  EXPECT_EQ(getPasses().front().Name, "analyze-locals");
   EXPECT_NE(findPass("assign-groups"), nullptr);
   EXPECT_EQ(findPass("no-such-pass"), nullptr);
   // form-tasks must run before the check that reads tasks.
@@ -59,6 +60,10 @@ TEST_F(PassTest, RegistryMatchesPipelineOrder) {
   };
   EXPECT_LT(Index("assign-groups"), Index("form-tasks"));
   EXPECT_LT(Index("form-tasks"), Index("check-shared-locals"));
+  EXPECT_LT(Index("analyze-locals"), Index("form-tasks"));
+  // Code generation's own rules come last and are marked as such.
+  EXPECT_TRUE(getPasses().back().ForCodeGen);
+  EXPECT_FALSE(getPasses().front().ForCodeGen);
 }
 
 TEST_F(PassTest, AssignGroupsNumbersBlocksInSourceOrder) {
@@ -99,6 +104,31 @@ TEST_F(PassTest, FormTasksMergesConsecutiveSerialStatements) {
   EXPECT_EQ(K.Tasks[1].Kind, TaskKind::Range);
   EXPECT_EQ(K.Tasks[2].Kind, TaskKind::Serial);
   EXPECT_EQ(K.Tasks[2].StmtIds, (llvm::SmallVector<unsigned, 2>{3}));
+}
+
+TEST_F(PassTest, AnalyzeLocalsFollowsWritesAndDependencies) {
+  KernelBuilder KB("k");
+  // int a = n; (written later)   int b = a + 1;   const int c = n; (read)
+  Stmt A = KB.local(2, "a", /*Shareable=*/true);
+  A.Vars[0].Written = true;
+  Stmt B = KB.local(3, "b", /*Shareable=*/true);
+  B.Vars[0].Deps.push_back({A.Id, 0});
+  Stmt C = KB.local(4, "c", /*Shareable=*/true);
+  C.Vars[0].Const = true;
+  C.Vars[0].Written = true;
+  // One statement declaring a shareable and a non-recomputable variable.
+  Stmt D = KB.local(5, "d, e", /*Shareable=*/true);
+  D.Vars.push_back({});
+  D.Vars[1].Name = "e";
+  M.Kernels.push_back(KB.take({A, B, C, D}));
+  ASSERT_NE(findPass("analyze-locals"), nullptr);
+  findPass("analyze-locals")->Run(M, Diags);
+  const std::vector<Stmt> &Body = M.Kernels[0].Body;
+  EXPECT_FALSE(Body[0].Shareable) << "written and not const";
+  EXPECT_FALSE(Body[1].Shareable) << "reads a local that is not shareable";
+  EXPECT_TRUE(Body[2].Shareable) << "const: a write is a compile error";
+  EXPECT_FALSE(Body[3].Shareable) << "one of its variables is not";
+  EXPECT_TRUE(Sink.Diags.empty());
 }
 
 TEST_F(PassTest, ShareableLocalsAreRecomputedNotTasks) {

@@ -1,54 +1,25 @@
-//===- qd/detail/prelude_cuda.h - Generated code for NVIDIA GPUs -*- C++
-//-*-===//
+//===- qd/detail/prelude_cuda.h - Generated code for NVIDIA GPUs -*- C++ -*-//
 //
 // Part of qdc. Starts the device translation unit qdc compiles to PTX, in
-// Clang's CUDA dialect without the CUDA headers. Transcendental math comes
-// from libdevice (QD_HAVE_LIBDEVICE, set when qdc found a CUDA toolkit);
-// without it, using such a function is an error at the user's call.
-// Not for users.
+// Clang's CUDA dialect without the CUDA headers (what both GPUs share is in
+// qd/detail/prelude_gpu.h). Transcendental math comes from libdevice
+// (QD_HAVE_LIBDEVICE, set when qdc found a CUDA toolkit); without it, using
+// such a function is an error at the user's call. Not for users.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef QD_DETAIL_PRELUDE_CUDA_H
 #define QD_DETAIL_PRELUDE_CUDA_H
 
-#include <stddef.h>
-#include <stdint.h>
-
-#define __device__ __attribute__((device))
-#define __global__ __attribute__((global))
-#define __host__ __attribute__((host))
-#define __shared__ __attribute__((shared))
-#define __constant__ __attribute__((constant))
-
-#define QD_DEVICE_FN __device__
-
-#ifdef QD_HAVE_LIBDEVICE
-extern "C" {
-__device__ float __nv_sinf(float);
-__device__ double __nv_sin(double);
-__device__ float __nv_cosf(float);
-__device__ double __nv_cos(double);
-__device__ float __nv_expf(float);
-__device__ double __nv_exp(double);
-__device__ float __nv_logf(float);
-__device__ double __nv_log(double);
-__device__ float __nv_powf(float, float);
-__device__ double __nv_pow(double, double);
-}
-#define QD_MATH_ATTR_(name)
-#define QD_MATH_F32_(name) __nv_##name##f
-#define QD_MATH_F64_(name) __nv_##name
-#else
-#define QD_MATH_ATTR_(name)                                                    \
-  __attribute__((diagnose_if(true,                                             \
-                             "qd::" #name " needs libdevice on CUDA, and no "  \
-                             "CUDA toolkit was found (set CUDA_PATH or "       \
-                             "install one in /usr/local/cuda)",                \
-                             "error")))
-#define QD_MATH_F32_(name) __builtin_##name##f
-#define QD_MATH_F64_(name) __builtin_##name
+#define QD_GPU_MATH_F32_(name) __nv_##name##f
+#define QD_GPU_MATH_F64_(name) __nv_##name
+#ifndef QD_HAVE_LIBDEVICE
+#define QD_GPU_MATH_MISSING_                                                   \
+  " needs libdevice on CUDA, and no "                                          \
+  "CUDA toolkit was found (set CUDA_PATH or "                                  \
+  "install one in /usr/local/cuda)"
 #endif
+#include "qd/detail/prelude_gpu.h"
 
 namespace qd::detail {
 __device__ inline uint64_t first_index() {

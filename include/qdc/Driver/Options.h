@@ -9,6 +9,8 @@
 #ifndef QDC_DRIVER_OPTIONS_H
 #define QDC_DRIVER_OPTIONS_H
 
+#include "qdc/Toolchain/Toolchain.h"
+
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -37,20 +39,14 @@ struct DriverOptions {
   std::string HeaderFile; ///< -H; empty: <stem>.qd.h beside the object
   std::string Namespace;  ///< empty: the file's stem
   std::vector<std::string> OffloadArchs = {"sm_80"};
-  unsigned OptLevel = 3;
-  bool DebugInfo = false;
+  /// -I, -D, -std=, -O, -g, -Werror, -w, -v: what shapes Clang command lines.
+  ToolchainOptions Tools;
   bool WriteDepfile = false; ///< -MD
   std::string DepfilePath;   ///< -MF; empty: the object's name with .d
   std::string DepfileTarget; ///< -MT; empty: the object's name
-  std::vector<std::string> IncludeDirs;
-  std::vector<std::string> Defines;
-  std::string Std = "c++20";
   EmitKind Emit = EmitKind::Object;
   bool PlanAsDot = false;
   bool SyntaxOnly = false;
-  bool WarningsAsErrors = false;
-  bool IgnoreWarnings = false;
-  bool Verbose = false;
   bool PrintIncludeDir = false;
   bool PrintPasses = false;
   std::string StopAfter; ///< a pass name, or empty

@@ -14,6 +14,7 @@
 
 #include "qdc/KIR/Kernel.h"
 #include "qdc/Support/Diagnostic.h"
+#include "qdc/Toolchain/Toolchain.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -26,14 +27,8 @@ namespace qdc {
 
 struct FrontendOptions {
   std::string InputFile;
-  /// The folder holding qd/qd.h.
-  std::string PreludeDir;
-  std::vector<std::string> IncludeDirs;
-  std::vector<std::string> Defines; ///< NAME or NAME=VALUE
-  std::string Std = "c++20";
-  bool WarningsAsErrors = false;
-  bool IgnoreWarnings = false;
-  bool Verbose = false;
+  /// Where the prelude is and the Clang arguments to parse with.
+  const Toolchain *Tools = nullptr;
 };
 
 class FrontendSession {

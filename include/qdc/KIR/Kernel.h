@@ -27,7 +27,13 @@
 namespace qdc::kir {
 
 /// The element types a kernel parameter, ndarray or field can have.
-enum class ScalarType { Bool, I32, I64, U32, U64, F32, F64 };
+enum class ScalarType {
+#define QDC_SCALAR_TYPE(ENUM, NAME, SPELLING, KIND, BYTES) ENUM,
+#include "qdc/KIR/ScalarTypes.def"
+};
+
+/// How a scalar type's bits are read.
+enum class ScalarKind { Bool, Signed, Unsigned, Float };
 
 /// "bool", "i32", "i64", "u32", "u64", "f32" or "f64".
 llvm::StringRef getScalarTypeName(ScalarType T);
@@ -35,6 +41,11 @@ llvm::StringRef getScalarTypeName(ScalarType T);
 llvm::StringRef getScalarTypeSpelling(ScalarType T);
 /// Size in bytes.
 unsigned getScalarTypeSize(ScalarType T);
+/// The scalar type of that kind and size, if there is one.
+std::optional<ScalarType> findScalarType(ScalarKind Kind, unsigned Bytes);
+/// Every C++ spelling, in table order, joined by ", " (by " or " before the
+/// last when OrLast is set): for diagnostics.
+std::string getScalarTypeSpellingList(bool OrLast);
 
 enum class ParamKind {
   Scalar,     ///< passed by value
@@ -87,6 +98,20 @@ enum class LoopForm {
   Canonical ///< for (T i = b; i < e; ++i)
 };
 
+/// A variable declared by a top-level local statement, with the facts the
+/// frontend saw; analyze-locals decides from them whether tasks can share
+/// it.
+struct LocalVar {
+  std::string Name;
+  /// Not static, and initialized by a constant expression or computed from
+  /// parameters, constants and other locals without side effects.
+  bool Recomputable = false;
+  bool Const = false;   ///< const-qualified or constexpr
+  bool Written = false; ///< used other than as a plain read
+  /// The locals its initializer reads: (statement id, index in Vars).
+  llvm::SmallVector<std::pair<unsigned, unsigned>, 2> Deps;
+};
+
 /// A use of a top-level local inside another top-level statement.
 struct LocalUse {
   unsigned StmtId; ///< the top-level (or block-level) statement using it
@@ -115,9 +140,11 @@ struct Stmt {
   unsigned BlockDim = 0; ///< 0: the backend's default
 
   // Local.
-  std::string Name;
-  /// A constant expression, or computed from parameters and other shareable
-  /// locals only: every task can recompute it.
+  std::string Name; ///< every name it declares, joined by ", "
+  llvm::SmallVector<LocalVar, 1> Vars;
+  /// Derived by analyze-locals: every variable is a constant expression, or
+  /// computed from parameters and other shareable locals only, and never
+  /// written, so every task can recompute it.
   bool Shareable = false;
   llvm::SmallVector<LocalUse, 1> Uses;
 
@@ -191,13 +218,20 @@ struct Function {
 
 /// A module-level qd::field<T, Dims...>.
 struct Field {
-  std::string Name;
+  std::string Name; ///< as declared, unqualified
+  /// The enclosing namespace, as Kernel::Scope.
+  std::string Scope;
   std::string Symbol; ///< the linker name of the global
   ScalarType Elem = ScalarType::F32;
   llvm::SmallVector<int64_t, 3> Shape;
   SourceLoc Loc;
   /// The declaration (all declarators); storage qualifiers go before it.
   TextRange Decl;
+
+  /// "scope::name", or "name" at global scope.
+  std::string getQualifiedName() const {
+    return Scope.empty() ? Name : Scope + "::" + Name;
+  }
 };
 
 struct Module {

@@ -27,6 +27,7 @@ struct PassInfo {
   llvm::StringRef Name;
   PassFunction Run;
   llvm::StringRef Description;
+  bool ForCodeGen; ///< a QDC_CODEGEN_PASS
 };
 
 /// Every pass, in pipeline order.
@@ -36,8 +37,10 @@ llvm::ArrayRef<PassInfo> getPasses();
 const PassInfo *findPass(llvm::StringRef Name);
 
 /// Runs the pipeline, through StopAfter when it names a pass.
+/// Runs every pass in order up to StopAfter (all when empty); the passes
+/// code generation needs only when ForCodeGen is set.
 void runPipeline(kir::Module &M, DiagEngine &Diags,
-                 llvm::StringRef StopAfter = {});
+                 llvm::StringRef StopAfter = {}, bool ForCodeGen = false);
 
 } // namespace qdc
 

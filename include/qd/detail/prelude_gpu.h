@@ -1,0 +1,53 @@
+//===- qd/detail/prelude_gpu.h - What the GPU preludes share ----*- C++ -*-===//
+//
+// Part of qdc. The common start of the device translation units for NVIDIA
+// and AMD GPUs, in Clang's CUDA and HIP dialects without the vendors'
+// headers: the execution-space keywords, QD_DEVICE_FN, and the QD_MATH_*
+// hooks of qd/detail/kernel.h over the vendor's math library. The including
+// prelude first names that library's functions, QD_GPU_MATH_F32_(name) and
+// QD_GPU_MATH_F64_(name), and defines QD_GPU_MATH_MISSING_ (the end of the
+// error a call then gives) when qdc did not find it; after this file it
+// defines qd::detail::first_index, index_stride and atomic_fadd and includes
+// qd/detail/kernel.h. Not for users.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QD_DETAIL_PRELUDE_GPU_H
+#define QD_DETAIL_PRELUDE_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define __device__ __attribute__((device))
+#define __global__ __attribute__((global))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __constant__ __attribute__((constant))
+
+#define QD_DEVICE_FN __device__
+
+#ifndef QD_GPU_MATH_MISSING_
+extern "C" {
+__device__ float QD_GPU_MATH_F32_(sin)(float);
+__device__ double QD_GPU_MATH_F64_(sin)(double);
+__device__ float QD_GPU_MATH_F32_(cos)(float);
+__device__ double QD_GPU_MATH_F64_(cos)(double);
+__device__ float QD_GPU_MATH_F32_(exp)(float);
+__device__ double QD_GPU_MATH_F64_(exp)(double);
+__device__ float QD_GPU_MATH_F32_(log)(float);
+__device__ double QD_GPU_MATH_F64_(log)(double);
+__device__ float QD_GPU_MATH_F32_(pow)(float, float);
+__device__ double QD_GPU_MATH_F64_(pow)(double, double);
+}
+#define QD_MATH_ATTR_(name)
+#define QD_MATH_F32_(name) QD_GPU_MATH_F32_(name)
+#define QD_MATH_F64_(name) QD_GPU_MATH_F64_(name)
+#else
+// Without the library, using such a function is an error at the user's call.
+#define QD_MATH_ATTR_(name)                                                    \
+  __attribute__((diagnose_if(true, "qd::" #name QD_GPU_MATH_MISSING_, "error")))
+#define QD_MATH_F32_(name) __builtin_##name##f
+#define QD_MATH_F64_(name) __builtin_##name
+#endif
+
+#endif // QD_DETAIL_PRELUDE_GPU_H

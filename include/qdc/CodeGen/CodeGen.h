@@ -1,0 +1,76 @@
+//===- CodeGen.h - KIR to every generated artifact --------------*- C++ -*-===//
+//
+// Part of qdc. Code generation's one entry point: from a checked kernel IR
+// module to every artifact in memory (device sources, PTX, SASS and HSACO
+// per arch, device LLVM IR, the launcher source, the host object, the
+// header, the files the object depends on). The driver chooses which to
+// write and writes them; nothing here touches an output file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_CODEGEN_CODEGEN_H
+#define QDC_CODEGEN_CODEGEN_H
+
+#include "qdc/KIR/Kernel.h"
+#include "qdc/Toolchain/Toolchain.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace qdc {
+
+/// A compiled device image, embedded in the object.
+struct DeviceImage {
+  enum Kind { PTX = 1, Cubin = 2, HSACO = 3 } ImageKind;
+  std::string Arch; ///< "sm_80", "gfx90a"
+  std::string Data;
+};
+
+/// How far code generation goes: each stage needs the ones before it.
+enum class CodeGenStage {
+  Sources,  ///< device sources and the header only
+  DeviceIR, ///< the device LLVM IR per arch
+  Images,   ///< PTX (and SASS when ptxas is found), HSACO
+  Launcher, ///< the launcher source with the images embedded
+  Object    ///< the host object
+};
+
+struct CodeGenOptions {
+  /// The .qd file as given: generated sources are placed beside it so that
+  /// its `#include "..."` lines resolve, and #line directives name it.
+  std::string InputPath;
+  /// The generated namespace (see getGeneratedNamespace).
+  std::string Namespace;
+  std::vector<std::string> OffloadArchs = {"sm_80"};
+  CodeGenStage Stage = CodeGenStage::Object;
+};
+
+struct Artifacts {
+  /// The CUDA-dialect device source, or the HIP one when only AMD GPUs are
+  /// targeted.
+  std::string DeviceSource;
+  std::string Header;
+  /// Per offload arch, in the order given: its device LLVM IR (DeviceIR).
+  std::vector<std::pair<std::string, std::string>> DeviceIR;
+  /// PTX per sm arch, then SASS per sm arch (when ptxas is found), then
+  /// HSACO per gfx arch (Images).
+  std::vector<DeviceImage> Images;
+  std::string LauncherSource;
+  /// The relocatable host object (Object).
+  std::string Object;
+};
+
+/// The generated namespace for InputFile: Override when given, else the
+/// file's stem made into a C++ identifier.
+std::string getGeneratedNamespace(llvm::StringRef InputFile,
+                                  llvm::StringRef Override);
+
+/// Generates everything Opts.Stage needs from M, which passed every rule.
+llvm::Expected<Artifacts> emit(const kir::Module &M, const CodeGenOptions &Opts,
+                               const Toolchain &Tools);
+
+} // namespace qdc
+
+#endif // QDC_CODEGEN_CODEGEN_H

@@ -1,0 +1,103 @@
+//===- Toolchain.h - Where the tools are and how to call Clang --*- C++ -*-===//
+//
+// Part of qdc. One object, built once from the options, that knows where
+// every tool and library qdc uses lives (the embedded Clang's driver path and
+// resource directory, ptxas, libdevice, the ROCm bitcode, ld.lld, the
+// kernel-language headers) and the Clang arguments for each purpose: parsing
+// the .qd, the device compile per target, and the host compile.
+//
+// Everything is found at run time, relative to the running qdc or to the
+// Clang library it runs on, or from the environment (CUDA_PATH, ROCM_PATH,
+// PATH); nothing is a path of the machine that built qdc, so an installed
+// prefix can be moved. No Clang headers here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_TOOLCHAIN_TOOLCHAIN_H
+#define QDC_TOOLCHAIN_TOOLCHAIN_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace qdc {
+
+/// What the user asked for that shapes every Clang command line.
+struct ToolchainOptions {
+  std::vector<std::string> IncludeDirs;
+  std::vector<std::string> Defines; ///< NAME or NAME=VALUE
+  std::string Std = "c++20";
+  unsigned OptLevel = 3;
+  bool DebugInfo = false;
+  bool WarningsAsErrors = false;
+  bool IgnoreWarnings = false;
+  bool Verbose = false;
+};
+
+/// The GPU dialect of a device compile, chosen by the offload arch.
+enum class DeviceDialect { Cuda, Hip };
+
+/// "gfx..." is AMD (HIP); anything else ("sm_80") is NVIDIA (CUDA).
+DeviceDialect getDialectForArch(llvm::StringRef Arch);
+
+class Toolchain {
+public:
+  /// Finds every tool. Argv0 is how qdc was started (for the folder of the
+  /// running executable).
+  Toolchain(const char *Argv0, ToolchainOptions Opts);
+
+  const ToolchainOptions &getOptions() const { return Opts; }
+
+  /// The folder that holds qd/qd.h: `<prefix>/include` beside
+  /// `<prefix>/bin/qdc`, in the build tree as in an install tree.
+  const std::string &getPreludeDir() const { return PreludeDir; }
+  /// The Clang driver path given to the embedded Clang as argv[0]; its
+  /// resource directory (stddef.h, the CUDA wrappers) is found from it.
+  const std::string &getClangDriverPath() const { return ClangDriver; }
+  /// ptxas of the CUDA toolkit, or empty when none was found.
+  const std::string &getPtxas() const { return Ptxas; }
+  /// libdevice bitcode for CUDA math, or empty.
+  const std::string &getLibdevice() const { return Libdevice; }
+  /// ld.lld, which links AMDGPU code objects into HSACO, or empty.
+  const std::string &getLld() const { return Lld; }
+  /// The folder with the ROCm device libraries' bitcode, or empty.
+  const std::string &getRocmBitcodeDir() const { return RocmBitcodeDir; }
+  /// The ROCm bitcode libraries for Arch in link order; empty when any is
+  /// missing.
+  std::vector<std::string> getRocmBitcode(llvm::StringRef Arch) const;
+  /// The CPU the host object is generated for: the baseline of the host
+  /// architecture ("x86-64"), so objects run on any machine of that kind.
+  std::string getHostCPU() const;
+
+  /// `clang -fsyntax-only -x c++ ...` for the .qd file itself.
+  std::vector<std::string> getParseArgs(llvm::StringRef Input,
+                                        bool Color) const;
+  /// The device compile of a generated CUDA or HIP translation unit for
+  /// Arch, without the action and input.
+  std::vector<std::string> getDeviceArgs(llvm::StringRef Arch) const;
+  /// The host compile of the generated launcher translation unit.
+  std::vector<std::string> getHostArgs() const;
+  /// ptxas assembling In into Out for Arch.
+  std::vector<std::string> getPtxasArgs(llvm::StringRef Arch,
+                                        llvm::StringRef In,
+                                        llvm::StringRef Out) const;
+  /// ld.lld linking an AMDGPU object into an HSACO.
+  std::vector<std::string> getLldArgs(llvm::StringRef In,
+                                      llvm::StringRef Out) const;
+
+private:
+  std::vector<std::string> getCommonCompileArgs() const;
+
+  ToolchainOptions Opts;
+  std::string PreludeDir;
+  std::string ClangDriver;
+  std::string Ptxas;
+  std::string Libdevice;
+  std::string Lld;
+  std::string RocmBitcodeDir;
+};
+
+} // namespace qdc
+
+#endif // QDC_TOOLCHAIN_TOOLCHAIN_H

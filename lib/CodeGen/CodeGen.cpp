@@ -1,0 +1,156 @@
+//===- CodeGen.cpp - KIR to every generated artifact ----------------------===//
+//
+// Part of qdc. The order of work: the sources and the header; the device IR
+// when that is all that was asked; else HSACO per gfx arch and PTX per sm
+// arch; SASS per sm arch when ptxas is found; the launcher source with every
+// image embedded; the host object.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/CodeGen/CodeGen.h"
+
+#include "Compiler.h"
+#include "Names.h"
+#include "SourceGen.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <map>
+
+using namespace qdc;
+using namespace qdc::codegen;
+
+std::string qdc::getGeneratedNamespace(llvm::StringRef InputFile,
+                                       llvm::StringRef Override) {
+  return names::getNamespace(InputFile, Override);
+}
+
+namespace {
+
+/// The hooks of the GPU target for Arch.
+const TargetHooks &getDeviceHooks(llvm::StringRef Arch) {
+  return getDialectForArch(Arch) == DeviceDialect::Hip ? getHipHooks()
+                                                       : getCudaHooks();
+}
+
+class ArtifactBuilder {
+public:
+  ArtifactBuilder(const kir::Module &M, const CodeGenOptions &Opts,
+                  const Toolchain &Tools)
+      : M(M), Opts(Opts), Tools(Tools), C(Tools, Opts.InputPath) {}
+
+  llvm::Expected<Artifacts> run() {
+    // The CUDA source, or the HIP one when only AMD GPUs are targeted.
+    bool OnlyAmd = llvm::all_of(Opts.OffloadArchs, [](const std::string &A) {
+      return getDialectForArch(A) == DeviceDialect::Hip;
+    });
+    Out.DeviceSource = deviceSource(OnlyAmd ? getHipHooks() : getCudaHooks());
+    Out.Header = generateHeader(M, Opts.Namespace);
+    if (Opts.Stage == CodeGenStage::Sources)
+      return std::move(Out);
+    if (Opts.Stage == CodeGenStage::DeviceIR) {
+      if (llvm::Error E = buildDeviceIR())
+        return std::move(E);
+      return std::move(Out);
+    }
+    if (llvm::Error E = buildImages())
+      return std::move(E);
+    if (Opts.Stage == CodeGenStage::Images)
+      return std::move(Out);
+    if (llvm::Error E = buildSass())
+      return std::move(E);
+    Out.LauncherSource =
+        generateLauncherSource(M, Opts.Namespace, Opts.InputPath, Out.Images);
+    if (Opts.Stage == CodeGenStage::Launcher)
+      return std::move(Out);
+    llvm::Expected<std::string> Object = C.compileHostObject(
+        Out.LauncherSource, names::getMangledPrefix(Opts.Namespace));
+    if (!Object)
+      return Object.takeError();
+    Out.Object = std::move(*Object);
+    return std::move(Out);
+  }
+
+private:
+  /// The device source for T, generated once.
+  const std::string &deviceSource(const TargetHooks &T) {
+    std::string &Source = Sources[&T];
+    if (Source.empty())
+      Source = generateDeviceSource(M, T, Opts.InputPath);
+    return Source;
+  }
+
+  llvm::Error buildDeviceIR() {
+    for (const std::string &Arch : Opts.OffloadArchs) {
+      llvm::Expected<std::string> IR =
+          C.compileToLLVM(deviceSource(getDeviceHooks(Arch)), Arch);
+      if (!IR)
+        return IR.takeError();
+      Out.DeviceIR.emplace_back(Arch, std::move(*IR));
+    }
+    return llvm::Error::success();
+  }
+
+  /// HSACO per gfx arch first, then PTX per sm arch; Images holds the PTX
+  /// first, as the runtime prefers it in that order.
+  llvm::Error buildImages() {
+    std::vector<DeviceImage> Hsacos;
+    for (const std::string &Arch : Opts.OffloadArchs) {
+      if (getDialectForArch(Arch) != DeviceDialect::Hip)
+        continue;
+      llvm::Expected<std::string> Hsaco =
+          C.compileToHsaco(deviceSource(getHipHooks()), Arch);
+      if (!Hsaco)
+        return Hsaco.takeError();
+      Hsacos.push_back({DeviceImage::HSACO, Arch, std::move(*Hsaco)});
+    }
+    for (const std::string &Arch : Opts.OffloadArchs) {
+      if (getDialectForArch(Arch) != DeviceDialect::Cuda)
+        continue;
+      llvm::Expected<std::string> Ptx =
+          C.compileToPtx(deviceSource(getCudaHooks()), Arch);
+      if (!Ptx)
+        return Ptx.takeError();
+      Out.Images.push_back({DeviceImage::PTX, Arch, std::move(*Ptx)});
+    }
+    NumPtx = Out.Images.size();
+    for (DeviceImage &I : Hsacos)
+      Out.Images.push_back(std::move(I));
+    return llvm::Error::success();
+  }
+
+  /// SASS beside each PTX when a CUDA toolkit is here: no JIT at load time
+  /// on exactly that GPU; the PTX still serves newer ones.
+  llvm::Error buildSass() {
+    if (Tools.getPtxas().empty())
+      return llvm::Error::success();
+    std::vector<DeviceImage> Sass;
+    for (size_t I = 0; I < NumPtx; ++I) {
+      const DeviceImage &Ptx = Out.Images[I];
+      llvm::Expected<std::string> Cubin = C.assemblePtx(Ptx.Data, Ptx.Arch);
+      if (!Cubin)
+        return Cubin.takeError();
+      Sass.push_back({DeviceImage::Cubin, Ptx.Arch, std::move(*Cubin)});
+    }
+    Out.Images.insert(Out.Images.begin() + NumPtx,
+                      std::make_move_iterator(Sass.begin()),
+                      std::make_move_iterator(Sass.end()));
+    return llvm::Error::success();
+  }
+
+  const kir::Module &M;
+  const CodeGenOptions &Opts;
+  const Toolchain &Tools;
+  Compiler C;
+  Artifacts Out;
+  std::map<const TargetHooks *, std::string> Sources;
+  size_t NumPtx = 0;
+};
+
+} // namespace
+
+llvm::Expected<Artifacts> qdc::emit(const kir::Module &M,
+                                    const CodeGenOptions &Opts,
+                                    const Toolchain &Tools) {
+  return ArtifactBuilder(M, Opts, Tools).run();
+}

@@ -1,0 +1,57 @@
+//===- Compiler.h - In-process Clang/LLVM compilation -----------*- C++ -*-===//
+//
+// Part of qdc. Compiles generated translation units with the shared
+// Clang/LLVM libraries, in this process, with the toolchain's command lines:
+// CUDA-dialect device code to PTX, HIP-dialect device code to HSACO (through
+// ld.lld), either to LLVM IR, and the host translation unit to a relocatable
+// ELF object. Private to lib/CodeGen.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_LIB_CODEGEN_COMPILER_H
+#define QDC_LIB_CODEGEN_COMPILER_H
+
+#include "qdc/Toolchain/Toolchain.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace qdc::codegen {
+
+class Compiler {
+public:
+  /// InputPath is the .qd file: generated sources are seen by Clang as
+  /// files beside it, so that its `#include "..."` lines resolve.
+  Compiler(const Toolchain &Tools, llvm::StringRef InputPath)
+      : Tools(Tools), InputPath(InputPath) {}
+
+  /// A CUDA-dialect translation unit to PTX for Arch ("sm_80").
+  llvm::Expected<std::string> compileToPtx(const std::string &Source,
+                                           llvm::StringRef Arch) const;
+  /// A HIP-dialect translation unit for Arch ("gfx90a") to a code object,
+  /// linked with ld.lld into an HSACO.
+  llvm::Expected<std::string> compileToHsaco(const std::string &Source,
+                                             llvm::StringRef Arch) const;
+  /// The optimized device LLVM IR of a CUDA or HIP unit for Arch, as text.
+  llvm::Expected<std::string> compileToLLVM(const std::string &Source,
+                                            llvm::StringRef Arch) const;
+  /// PTX to SASS for Arch with ptxas.
+  llvm::Expected<std::string> assemblePtx(const std::string &Ptx,
+                                          llvm::StringRef Arch) const;
+  /// A C++ translation unit to a relocatable object. Only symbols whose
+  /// mangled names start with PublicPrefix (the generated namespace) stay
+  /// global; the .qd file's own functions and variables become local, so
+  /// that several .qd objects link into one program.
+  llvm::Expected<std::string>
+  compileHostObject(const std::string &Source,
+                    llvm::StringRef PublicPrefix) const;
+
+private:
+  const Toolchain &Tools;
+  std::string InputPath;
+};
+
+} // namespace qdc::codegen
+
+#endif // QDC_LIB_CODEGEN_COMPILER_H

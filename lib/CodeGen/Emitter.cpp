@@ -1,0 +1,81 @@
+//===- Emitter.cpp - Helpers for writing generated C++ --------------------===//
+//
+// Part of qdc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emitter.h"
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace qdc;
+using namespace qdc::codegen;
+
+/// Path as a string literal for a #line directive.
+static std::string quoteForLine(llvm::StringRef Path) {
+  std::string Out = "\"";
+  for (char C : Path) {
+    if (C == '\\' || C == '"')
+      Out += '\\';
+    Out += C;
+  }
+  return Out + "\"";
+}
+
+SourceText::SourceText(llvm::StringRef Text, llvm::StringRef Path)
+    : Text(Text), QuotedPath(quoteForLine(Path)) {
+  LineStarts.push_back(0);
+  for (unsigned I = 0; I < Text.size(); ++I)
+    if (Text[I] == '\n')
+      LineStarts.push_back(I + 1);
+}
+
+unsigned SourceText::getLine(unsigned Offset) const {
+  return std::upper_bound(LineStarts.begin(), LineStarts.end(), Offset) -
+         LineStarts.begin();
+}
+
+unsigned SourceText::getColumn(unsigned Offset) const {
+  return Offset - LineStarts[getLine(Offset) - 1] + 1;
+}
+
+std::string SourceText::fileStart() const {
+  return "#line 1 " + QuotedPath + "\n";
+}
+
+std::string SourceText::lineDirective(unsigned Offset) const {
+  return "\n#line " + std::to_string(getLine(Offset)) + " " + QuotedPath +
+         "\n" + std::string(getColumn(Offset) - 1, ' ');
+}
+
+std::string SourceText::snippet(kir::TextRange R) const {
+  return lineDirective(R.Begin) + slice(R).str() + ";\n";
+}
+
+std::string codegen::getStringLiteral(llvm::StringRef Data) {
+  std::string Out = "\"";
+  unsigned Column = 0;
+  for (unsigned char C : Data) {
+    if (C == '\n') {
+      Out += "\\n\"\n\"";
+      Column = 0;
+      continue;
+    }
+    if (C == '\\' || C == '"') {
+      Out += '\\';
+      Out += char(C);
+    } else if (C >= 0x20 && C < 0x7f && C != '?') {
+      Out += char(C);
+    } else {
+      char Buf[8];
+      snprintf(Buf, sizeof(Buf), "\\%03o", C);
+      Out += Buf;
+    }
+    if (++Column > 120) {
+      Out += "\"\n\"";
+      Column = 0;
+    }
+  }
+  return Out + "\"";
+}

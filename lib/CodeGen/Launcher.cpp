@@ -1,0 +1,263 @@
+//===- Launcher.cpp - The host translation unit ---------------------------===//
+//
+// Part of qdc. The launcher translation unit holds, after the .qd rewritten
+// for the CPU: the module descriptor (the ABI tables of <qd/abi.h>, written
+// with designated initializers so the C++ compiler checks every field), one
+// launcher function per kernel, and a handle per field.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Emitter.h"
+#include "Names.h"
+#include "SourceGen.h"
+
+#include <algorithm>
+
+using namespace qdc;
+using namespace qdc::codegen;
+using namespace qdc::kir;
+
+namespace {
+
+const char *getImageKindName(DeviceImage::Kind K) {
+  switch (K) {
+  case DeviceImage::PTX:
+    return "QDRT_IMAGE_PTX";
+  case DeviceImage::Cubin:
+    return "QDRT_IMAGE_CUBIN";
+  case DeviceImage::HSACO:
+    return "QDRT_IMAGE_HSACO";
+  }
+  return "0";
+}
+
+std::string getFieldHandleType(const Field &F) {
+  std::string Out = "qd::Field<" + getScalarTypeSpelling(F.Elem).str();
+  for (int64_t D : F.Shape)
+    Out += ", " + std::to_string(D);
+  return Out + ">";
+}
+
+/// `name` when Count is not 0, else `nullptr`.
+std::string tableOrNull(llvm::StringRef Name, size_t Count) {
+  return Count ? Name.str() : "nullptr";
+}
+
+class DescriptorEmitter {
+public:
+  DescriptorEmitter(const Module &M, llvm::raw_ostream &OS) : M(M), OS(OS) {}
+
+  void emit(llvm::StringRef Namespace, llvm::ArrayRef<DeviceImage> Images) {
+    emitImages(Images);
+    unsigned NumTasks = 0, MaxGroups = 0;
+    for (const Kernel &K : M.Kernels) {
+      NumTasks += K.Tasks.size();
+      MaxGroups = std::max(MaxGroups, K.NumGroups);
+    }
+    emitTasks(NumTasks);
+    emitKernels();
+    emitFields();
+    OS << "const qdrt_module_desc " << names::Descriptor << " = {"
+       << ".abi_version = QDRT_ABI_VERSION, .name = \"" << Namespace
+       << "\", .images = " << tableOrNull(names::Images, Images.size())
+       << ", .num_images = " << Images.size()
+       << ", .tasks = " << tableOrNull(names::Tasks, NumTasks)
+       << ", .num_tasks = " << NumTasks
+       << ", .kernels = " << tableOrNull(names::Kernels, M.Kernels.size())
+       << ", .num_kernels = " << M.Kernels.size()
+       << ", .fields = " << tableOrNull(names::Fields, M.Fields.size())
+       << ", .num_fields = " << M.Fields.size()
+       << ", .max_groups = " << MaxGroups << "};\n";
+  }
+
+private:
+  void emitImages(llvm::ArrayRef<DeviceImage> Images) {
+    for (size_t I = 0; I < Images.size(); ++I)
+      OS << "const char " << names::image(I) << "[] =\n"
+         << getStringLiteral(Images[I].Data) << ";\n";
+    if (Images.empty())
+      return;
+    OS << "const qdrt_image " << names::Images << "[] = {\n";
+    for (size_t I = 0; I < Images.size(); ++I) {
+      // PTX is text: its terminating NUL is part of the image.
+      bool Text = Images[I].ImageKind == DeviceImage::PTX;
+      OS << "  {.kind = " << getImageKindName(Images[I].ImageKind)
+         << ", .arch = \"" << Images[I].Arch
+         << "\", .data = " << names::image(I) << ", .size = sizeof("
+         << names::image(I) << ")" << (Text ? "" : " - 1") << "},\n";
+    }
+    OS << "};\n";
+  }
+
+  void emitTasks(unsigned NumTasks) {
+    if (!NumTasks)
+      return;
+    OS << "const qdrt_task_desc " << names::Tasks << "[] = {\n";
+    for (const Kernel &K : M.Kernels)
+      for (const Task &Tk : K.Tasks)
+        OS << "  {.name = \"" << Tk.Name << "\", .group = " << Tk.Group
+           << ", .block_dim = "
+           << (Tk.Kind == TaskKind::Serial ? 1 : Tk.BlockDim) << ", .cpu_fn = &"
+           << names::qualified(K.Scope, Tk.Name) << "},\n";
+    OS << "};\n";
+  }
+
+  void emitKernels() {
+    if (M.Kernels.empty())
+      return;
+    OS << "const qdrt_kernel_desc " << names::Kernels << "[] = {\n";
+    unsigned First = 0;
+    for (const Kernel &K : M.Kernels) {
+      OS << "  {.name = \"" << K.Name << "\", .first_task = " << First
+         << ", .num_tasks = " << K.Tasks.size()
+         << ", .num_groups = " << K.NumGroups << ", .arg_size = "
+         << (K.Params.empty()
+                 ? std::string("0")
+                 : "sizeof(" + names::qualified(K.Scope, names::argsStruct(K)) +
+                       ")")
+         << "},\n";
+      First += K.Tasks.size();
+    }
+    OS << "};\n";
+  }
+
+  void emitFields() {
+    if (M.Fields.empty())
+      return;
+    OS << "const qdrt_field_desc " << names::Fields << "[] = {\n";
+    for (const Field &F : M.Fields) {
+      std::string Name = names::qualified(F.Scope, F.Name);
+      OS << "  {.name = \"" << F.Symbol << "\", .bytes = sizeof(" << Name
+         << "), .host_data = &" << Name << "},\n";
+    }
+    OS << "};\n";
+  }
+
+  const Module &M;
+  llvm::raw_ostream &OS;
+};
+
+/// `void name(<params>, qd::Launch qd_launch_[ = {}])`.
+std::string getLauncherSignature(const Kernel &K, bool Defaults) {
+  std::string Out = "void " + K.Name + "(";
+  for (const Param &P : K.Params) {
+    std::string Ty = getParamType(P, /*Host=*/true);
+    Out += Ty + (llvm::StringRef(Ty).ends_with("&") ? "" : " ") + P.Name + ", ";
+  }
+  return Out + "qd::Launch " + names::Launch.str() + (Defaults ? " = {}" : "") +
+         ")";
+}
+
+/// One launcher: fills the argument block, computes each task's trip count
+/// (with the shareable locals its bounds use) and calls qdrt_launch.
+void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
+                  llvm::raw_ostream &OS) {
+  OS << '\n';
+  NamespaceEmitter Scope(OS, K.Scope);
+  OS << getLauncherSignature(K, /*Defaults=*/false) << " {\n";
+  // The kernel's bounds and locals are written in its own namespace.
+  if (!K.Scope.empty())
+    OS << "  using namespace ::" << K.Scope << ";\n";
+  if (!K.Params.empty()) {
+    OS << "  " << names::qualified(K.Scope, names::argsStruct(K)) << ' '
+       << names::Args << "{};\n";
+    for (const Param &P : K.Params)
+      OS << "  " << names::Args << '.' << P.Name << " = "
+         << (P.Kind == ParamKind::Ndarray
+                 ? "qd::detail::to_kernel(" + P.Name + ")"
+                 : P.Name)
+         << ";\n";
+  }
+  if (!K.Tasks.empty())
+    OS << "  uint64_t " << names::Count << '[' << K.Tasks.size() << "];\n";
+  for (size_t I = 0; I < K.Tasks.size(); ++I) {
+    const Task &Tk = K.Tasks[I];
+    OS << "  {\n";
+    for (const Stmt *L : getVisibleLocals(K, Tk))
+      OS << Src.snippet(L->Range);
+    OS << "    " << names::Count << '[' << I << "] = ";
+    if (Tk.Kind == TaskKind::Serial)
+      OS << "1";
+    for (size_t D = 0; D < Tk.Extents.size(); ++D)
+      OS << (D ? " * " : "") << "qd::detail::trip(" << Tk.Extents[D].Begin.Text
+         << ", " << Tk.Extents[D].End.Text << ")";
+    OS << ";\n  }\n";
+  }
+  OS << "  qd::detail::check(qdrt_launch(" << names::Module << "(), "
+     << KernelIndex << ", "
+     << (K.Params.empty() ? "nullptr" : "&" + names::Args.str()) << ", "
+     << (K.Tasks.empty() ? "nullptr" : names::Count.str()) << ", "
+     << names::Launch << ".stream));\n}\n";
+}
+
+} // namespace
+
+std::string
+codegen::generateLauncherSource(const Module &M, llvm::StringRef Namespace,
+                                llvm::StringRef InputPath,
+                                llvm::ArrayRef<DeviceImage> Images) {
+  const TargetHooks &Cpu = getCpuHooks();
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << Cpu.getBanner(M.SourceFile) << rewriteModule(M, Cpu, InputPath);
+
+  OS << "\n#line 1 \"<qdc module descriptor>\"\n";
+  {
+    ScopeEmitter Anonymous(OS, "namespace {\n", "} // namespace\n\n");
+    DescriptorEmitter(M, OS).emit(Namespace, Images);
+  }
+
+  {
+    NamespaceEmitter Generated(OS, Namespace);
+    OS << "qdrt_module *" << names::Module << "() {\n"
+       << "  static qdrt_module *const m = qd::detail::register_module("
+       << names::Descriptor << ");\n  return m;\n}\n";
+    SourceText Src(M.Source, InputPath);
+    unsigned KernelIndex = 0;
+    for (const Kernel &K : M.Kernels)
+      emitLauncher(K, KernelIndex++, Src, OS);
+    for (size_t I = 0; I < M.Fields.size(); ++I) {
+      NamespaceEmitter Scope(OS, M.Fields[I].Scope);
+      OS << getFieldHandleType(M.Fields[I]) << ' ' << M.Fields[I].Name << "{&"
+         << names::Module << ", " << I << "};\n";
+    }
+  }
+  return Out;
+}
+
+std::string codegen::generateHeader(const Module &M,
+                                    llvm::StringRef Namespace) {
+  std::string Out;
+  llvm::raw_string_ostream OS(Out);
+  OS << "// Generated by qdc from " << M.SourceFile << "; do not edit.\n"
+     << "#pragma once\n\n#include <qd/runtime.h>\n\n";
+  {
+    NamespaceEmitter Generated(OS, Namespace);
+    OS << '\n';
+    for (const Kernel &K : M.Kernels) {
+      {
+        NamespaceEmitter Scope(OS, K.Scope);
+        OS << "/// Kernel '" << K.Name << "' (" << M.SourceFile << ':'
+           << K.Loc.Line << "): " << K.Tasks.size()
+           << (K.Tasks.size() == 1 ? " task" : " tasks");
+        if (K.NumGroups)
+          OS << " in " << K.NumGroups << " stream-parallel groups";
+        OS << ".\n" << getLauncherSignature(K, /*Defaults=*/true) << ";\n";
+      }
+      OS << '\n';
+    }
+    for (const Field &F : M.Fields) {
+      {
+        NamespaceEmitter Scope(OS, F.Scope);
+        OS << "/// Field '" << F.getQualifiedName() << "' (" << M.SourceFile
+           << ':' << F.Loc.Line << ").\nextern " << getFieldHandleType(F) << ' '
+           << F.Name << ";\n";
+      }
+      OS << '\n';
+    }
+    OS << "/// The module of " << M.SourceFile
+       << ", registered with libqdrt on first use.\nqdrt_module *"
+       << names::Module << "();\n\n";
+  }
+  return Out;
+}

@@ -1,0 +1,63 @@
+//===- Names.h - The names generated code uses ------------------*- C++ -*-===//
+//
+// Part of qdc. Every identifier qdc writes into generated code, in one
+// place. Generated names end in `_` (or `_qd_args`) so that they cannot
+// clash with the user's; task names are chosen by form-tasks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_LIB_CODEGEN_NAMES_H
+#define QDC_LIB_CODEGEN_NAMES_H
+
+#include "qdc/KIR/Kernel.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace qdc::codegen::names {
+
+// In task functions.
+inline constexpr llvm::StringLiteral Args = "qd_args_";   ///< argument block
+inline constexpr llvm::StringLiteral Count = "qd_n_";     ///< GPU trip count
+inline constexpr llvm::StringLiteral ArgPtr = "qd_p_";    ///< CPU args pointer
+inline constexpr llvm::StringLiteral Begin = "qd_begin_"; ///< CPU chunk start
+inline constexpr llvm::StringLiteral End = "qd_end_";     ///< CPU chunk end
+inline constexpr llvm::StringLiteral Index = "qd_k_";     ///< linear index
+inline constexpr llvm::StringLiteral Rest = "qd_r_";      ///< ndrange divide
+// In the launcher translation unit.
+inline constexpr llvm::StringLiteral Launch = "qd_launch_";
+inline constexpr llvm::StringLiteral Module = "qd_module_";
+inline constexpr llvm::StringLiteral Descriptor = "qd_desc_";
+inline constexpr llvm::StringLiteral Images = "qd_images_";
+inline constexpr llvm::StringLiteral Tasks = "qd_tasks_";
+inline constexpr llvm::StringLiteral Kernels = "qd_kernels_";
+inline constexpr llvm::StringLiteral Fields = "qd_fields_";
+
+/// The I-th embedded device image: `qd_image<I>_`.
+inline std::string image(size_t I) {
+  return "qd_image" + std::to_string(I) + "_";
+}
+
+/// A kernel's argument struct: `<kernel>_qd_args`.
+inline std::string argsStruct(const kir::Kernel &K) {
+  return K.Name + "_qd_args";
+}
+
+/// Name, declared in Scope, as seen from the global namespace:
+/// `::scope::name`.
+inline std::string qualified(llvm::StringRef Scope, llvm::StringRef Name) {
+  return "::" + (Scope.empty() ? "" : Scope.str() + "::") + Name.str();
+}
+
+/// The generated namespace's name for an input file: --namespace= when
+/// given, else the file's stem made into a C++ identifier.
+std::string getNamespace(llvm::StringRef InputFile, llvm::StringRef Override);
+
+/// The Itanium mangling prefix of names in Namespace ("a::b" -> "_ZN1a1b"):
+/// the host object keeps only symbols that start with it global.
+std::string getMangledPrefix(llvm::StringRef Namespace);
+
+} // namespace qdc::codegen::names
+
+#endif // QDC_LIB_CODEGEN_NAMES_H

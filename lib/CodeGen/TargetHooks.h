@@ -1,0 +1,53 @@
+//===- TargetHooks.h - What differs between code generation targets -*- C++
+//-*-===//
+//
+// Part of qdc. The rewriter writes every target's tasks with one algorithm;
+// what differs between CUDA, HIP and the CPU is asked of the target's hook
+// object (as Halide's CodeGen_C asks its dialect subclasses). A new target
+// is a new subclass here, and nothing else in lib/CodeGen branches on the
+// target.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_LIB_CODEGEN_TARGETHOOKS_H
+#define QDC_LIB_CODEGEN_TARGETHOOKS_H
+
+#include "qdc/KIR/Kernel.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace qdc::codegen {
+
+class TargetHooks {
+public:
+  virtual ~TargetHooks() = default;
+
+  /// The first lines of the translation unit: a banner naming SourceFile and
+  /// the include of the target's prelude.
+  virtual std::string getBanner(llvm::StringRef SourceFile) const = 0;
+  /// What goes before a field's declaration ("__device__ " on GPUs).
+  virtual llvm::StringRef getFieldQualifier() const = 0;
+  /// A task's entry point up to its opening brace and the binding of the
+  /// argument block to `qd_args_` (when the kernel has parameters).
+  virtual void emitEntry(llvm::raw_ostream &OS, const kir::Kernel &K,
+                         const kir::Task &Tk) const = 0;
+  /// The condition that picks one iteration to run a serial task:
+  /// `  if (<first iteration>) {`.
+  virtual llvm::StringRef getSerialGuard() const = 0;
+  /// The loop over this thread's linear indices `qd_k_`, up to its brace.
+  virtual llvm::StringRef getIndexLoop() const = 0;
+};
+
+/// NVIDIA GPUs: `__global__` grid-stride functions in Clang's CUDA dialect.
+const TargetHooks &getCudaHooks();
+/// AMD GPUs: the same in Clang's HIP dialect.
+const TargetHooks &getHipHooks();
+/// The CPU: functions over a [begin, end) chunk, in the launcher's unit.
+const TargetHooks &getCpuHooks();
+
+} // namespace qdc::codegen
+
+#endif // QDC_LIB_CODEGEN_TARGETHOOKS_H

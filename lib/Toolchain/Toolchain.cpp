@@ -1,0 +1,260 @@
+//===- Toolchain.cpp - Where the tools are and how to call Clang ----------===//
+//
+// Part of qdc. Lookup order for each tool, first found wins:
+//
+// - Clang's driver path and resource directory: beside the running qdc
+//   (`<prefix>/lib/clang/<major>`, for a prefix that bundles them), else
+//   beside the Clang library qdc runs on (`<libdir>/clang/<major>`);
+// - ptxas and libdevice: $CUDA_PATH when set (and only there), else
+//   /usr/local/cuda, else the toolkit of the ptxas on PATH;
+// - ld.lld: beside qdc, beside the Clang library (`<libdir>/../bin`), then
+//   `ld.lld-<major>` and `ld.lld` on PATH;
+// - the ROCm bitcode: $ROCM_PATH/amdgcn/bitcode when set, else the ROCm and
+//   Debian locations.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/Toolchain/Toolchain.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <cstdlib>
+#include <link.h>
+
+using namespace qdc;
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+DeviceDialect qdc::getDialectForArch(llvm::StringRef Arch) {
+  return Arch.starts_with("gfx") ? DeviceDialect::Hip : DeviceDialect::Cuda;
+}
+
+/// A, B, C and D joined by the path separator; empty parts are left out.
+static std::string join(llvm::StringRef A, llvm::StringRef B,
+                        llvm::StringRef C = {}, llvm::StringRef D = {}) {
+  llvm::SmallString<256> P(A);
+  for (llvm::StringRef Part : {B, C, D})
+    if (!Part.empty())
+      path::append(P, Part);
+  return std::string(P);
+}
+
+static std::string getEnv(const char *Name) {
+  const char *V = std::getenv(Name);
+  return V ? V : "";
+}
+
+/// The folder of the loaded shared library whose file name starts with
+/// Stem, as the dynamic loader found it, or empty.
+static std::string findLoadedLibraryDir(llvm::StringRef Stem) {
+  struct Search {
+    llvm::StringRef Stem;
+    std::string Dir;
+  } S{Stem, {}};
+  dl_iterate_phdr(
+      [](dl_phdr_info *Info, size_t, void *Data) {
+        auto *S = static_cast<Search *>(Data);
+        llvm::StringRef Name = Info->dlpi_name ? Info->dlpi_name : "";
+        if (!path::filename(Name).starts_with(S->Stem))
+          return 0;
+        S->Dir = path::parent_path(Name).str();
+        return 1;
+      },
+      &S);
+  return S.Dir;
+}
+
+/// The resource directory a Clang driver at `<Prefix>/bin/clang` uses.
+static std::string getResourceDir(llvm::StringRef Prefix) {
+  return join(Prefix, "lib", "clang", std::to_string(LLVM_VERSION_MAJOR));
+}
+
+/// The first of Names found in Dirs (in order), then on PATH when
+/// SearchPath is set, or empty.
+static std::string findProgram(llvm::ArrayRef<std::string> Names,
+                               llvm::ArrayRef<std::string> Dirs,
+                               bool SearchPath) {
+  for (const std::string &Dir : Dirs) {
+    if (Dir.empty())
+      continue;
+    for (const std::string &N : Names)
+      if (llvm::ErrorOr<std::string> P = llvm::sys::findProgramByName(N, {Dir}))
+        return *P;
+  }
+  if (SearchPath)
+    for (const std::string &N : Names)
+      if (llvm::ErrorOr<std::string> P = llvm::sys::findProgramByName(N))
+        return *P;
+  return {};
+}
+
+Toolchain::Toolchain(const char *Argv0, ToolchainOptions O)
+    : Opts(std::move(O)) {
+  static int Anchor;
+  std::string Exe = fs::getMainExecutable(Argv0, &Anchor);
+  std::string BinDir = path::parent_path(Exe).str();
+  std::string Prefix = path::parent_path(BinDir).str();
+  PreludeDir = join(Prefix, "include");
+
+  // The Clang qdc runs on lives in `<ClangPrefix>/lib`.
+  std::string ClangLibDir = findLoadedLibraryDir("libclang-cpp");
+  std::string ClangPrefix =
+      ClangLibDir.empty() ? "" : path::parent_path(ClangLibDir).str();
+  if (fs::is_directory(getResourceDir(Prefix)) || ClangPrefix.empty())
+    ClangDriver = join(Prefix, "bin", "clang");
+  else
+    ClangDriver = join(ClangPrefix, "bin", "clang");
+
+  std::string Major = std::to_string(LLVM_VERSION_MAJOR);
+  Lld = findProgram(
+      {"ld.lld"}, {BinDir, ClangPrefix.empty() ? "" : join(ClangPrefix, "bin")},
+      false);
+  if (Lld.empty())
+    Lld = findProgram({"ld.lld-" + Major, "ld.lld"}, {}, true);
+
+  std::string CudaPath = getEnv("CUDA_PATH");
+  std::string CudaRoot = CudaPath.empty() ? "/usr/local/cuda" : CudaPath;
+  Ptxas = findProgram({"ptxas"}, {join(CudaRoot, "bin")}, CudaPath.empty());
+  if (!Ptxas.empty() && !fs::is_directory(CudaRoot))
+    CudaRoot = path::parent_path(path::parent_path(Ptxas)).str();
+  std::string Bitcode = join(CudaRoot, "nvvm", "libdevice", "libdevice.10.bc");
+  if (fs::exists(Bitcode))
+    Libdevice = Bitcode;
+
+  std::vector<std::string> RocmDirs;
+  if (std::string Rocm = getEnv("ROCM_PATH"); !Rocm.empty())
+    RocmDirs = {join(Rocm, "amdgcn", "bitcode")};
+  else
+    RocmDirs = {"/opt/rocm/amdgcn/bitcode",
+                "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode",
+                "/usr/lib/aarch64-linux-gnu/amdgcn/bitcode"};
+  for (const std::string &Dir : RocmDirs)
+    if (fs::exists(join(Dir, "ocml.bc"))) {
+      RocmBitcodeDir = Dir;
+      break;
+    }
+}
+
+std::vector<std::string> Toolchain::getRocmBitcode(llvm::StringRef Arch) const {
+  if (RocmBitcodeDir.empty() || getDialectForArch(Arch) != DeviceDialect::Hip)
+    return {};
+  bool Wave64 = Arch.starts_with("gfx9") || Arch.starts_with("gfx8");
+  std::vector<std::string> Names = {
+      "ocml.bc",
+      "ockl.bc",
+      "oclc_daz_opt_off.bc",
+      "oclc_unsafe_math_off.bc",
+      "oclc_finite_only_off.bc",
+      "oclc_correctly_rounded_sqrt_on.bc",
+      Wave64 ? "oclc_wavefrontsize64_on.bc" : "oclc_wavefrontsize64_off.bc",
+      "oclc_isa_version_" + Arch.drop_front(3).str() + ".bc",
+      "oclc_abi_version_500.bc"};
+  std::vector<std::string> Out;
+  for (const std::string &N : Names) {
+    std::string Path = join(RocmBitcodeDir, N);
+    if (!fs::exists(Path))
+      return {};
+    Out.push_back(Path);
+  }
+  return Out;
+}
+
+std::string Toolchain::getHostCPU() const {
+  llvm::Triple T(llvm::sys::getDefaultTargetTriple());
+  return T.getArch() == llvm::Triple::x86_64 ? "x86-64" : "generic";
+}
+
+std::vector<std::string> Toolchain::getParseArgs(llvm::StringRef Input,
+                                                 bool Color) const {
+  std::vector<std::string> Args = {ClangDriver, "-fsyntax-only", "-x", "c++",
+                                   "-std=" + Opts.Std};
+  Args.push_back(Color ? "-fcolor-diagnostics" : "-fno-color-diagnostics");
+  Args.insert(Args.end(),
+              {"-isystem", PreludeDir, "-include", "qd/qd.h", "-D__QDC__=1"});
+  for (const std::string &Dir : Opts.IncludeDirs)
+    Args.push_back("-I" + Dir);
+  for (const std::string &Def : Opts.Defines)
+    Args.push_back("-D" + Def);
+  if (Opts.WarningsAsErrors)
+    Args.push_back("-Werror");
+  if (Opts.IgnoreWarnings)
+    Args.push_back("-w");
+  Args.push_back(Input.str());
+  return Args;
+}
+
+std::vector<std::string> Toolchain::getCommonCompileArgs() const {
+  std::vector<std::string> Args = {ClangDriver, "-std=" + Opts.Std,
+                                   "-O" + std::to_string(Opts.OptLevel), "-w",
+                                   "-I" + PreludeDir};
+  for (const std::string &Dir : Opts.IncludeDirs)
+    Args.push_back("-I" + Dir);
+  for (const std::string &Def : Opts.Defines)
+    Args.push_back("-D" + Def);
+  Args.push_back("-D__QDC__=1");
+  if (Opts.DebugInfo)
+    Args.push_back("-gline-tables-only");
+  return Args;
+}
+
+/// Links each bitcode file into the module as Clang's builtins are.
+static void appendBitcode(std::vector<std::string> &Args,
+                          llvm::ArrayRef<std::string> Files) {
+  for (const std::string &BC : Files)
+    Args.insert(Args.end(),
+                {"-Xclang", "-mlink-builtin-bitcode", "-Xclang", BC});
+}
+
+std::vector<std::string> Toolchain::getDeviceArgs(llvm::StringRef Arch) const {
+  std::vector<std::string> Args = getCommonCompileArgs();
+  if (getDialectForArch(Arch) == DeviceDialect::Cuda) {
+    Args.insert(Args.end(), {"-x", "cuda", "--cuda-device-only",
+                             "--cuda-gpu-arch=" + Arch.str(), "-nocudainc",
+                             "-nocudalib", "-Wno-unknown-cuda-version"});
+    if (!Libdevice.empty()) {
+      Args.push_back("-DQD_HAVE_LIBDEVICE=1");
+      appendBitcode(Args, {Libdevice});
+    }
+    return Args;
+  }
+  Args.insert(Args.end(),
+              {"-x", "hip", "--cuda-device-only",
+               "--offload-arch=" + Arch.str(), "-nogpuinc", "-nogpulib"});
+  std::vector<std::string> Bitcode = getRocmBitcode(Arch);
+  if (!Bitcode.empty())
+    Args.push_back("-DQD_HAVE_OCML=1");
+  appendBitcode(Args, Bitcode);
+  return Args;
+}
+
+std::vector<std::string> Toolchain::getHostArgs() const {
+  std::vector<std::string> Args = getCommonCompileArgs();
+  Args.insert(Args.end(), {"-x", "c++", "-c", "-fPIC"});
+  return Args;
+}
+
+std::vector<std::string> Toolchain::getPtxasArgs(llvm::StringRef Arch,
+                                                 llvm::StringRef In,
+                                                 llvm::StringRef Out) const {
+  std::vector<std::string> Args = {Ptxas,
+                                   "-arch=" + Arch.str(),
+                                   "-O" + std::to_string(Opts.OptLevel),
+                                   "-o",
+                                   Out.str(),
+                                   In.str()};
+  if (Opts.DebugInfo)
+    Args.push_back("-lineinfo");
+  return Args;
+}
+
+std::vector<std::string> Toolchain::getLldArgs(llvm::StringRef In,
+                                               llvm::StringRef Out) const {
+  return {Lld,       "-m", "elf64_amdgpu", "--no-undefined",
+          "-shared", "-o", Out.str(),      In.str()};
+}

@@ -1,0 +1,378 @@
+//===- GpuDevice.h - One GPU backend over a driver table --------*- C++ -*-===//
+//
+// Part of qdc. The CUDA and HIP backends share an API shape, so they share
+// one implementation: GpuDevice<Traits, ContextT>, a class template over a
+// traits struct that holds the vendor's driver entry points and the few
+// facts of its API they cannot say, and over the vendor's context (as
+// Halide's GPUCompilationCache<ContextT, ModuleStateT> serves every GPU
+// runtime). What stays in runtime/cuda/ and runtime/hip/ is the vendor's
+// X-macro table and what is truly its own: how a device is made current on
+// a thread, how a module image is chosen and loaded, how a device is
+// described.
+//
+// Traits, the vendor's driver (CudaDriver, HipRuntime), has one DriverFn
+// member per line of its .def table, from which GpuTypes reads the driver's
+// types; a static GpuVendor Vendor; and errorStrings(R), the driver's name
+// and description of status R. ContextT is built from
+// (const GpuDriver<Traits> &, const GpuInfo<Traits> &) and has place() (what
+// SetCurrent makes current), describe() and load(const qdrt_module_desc &).
+//
+// Every driver table lists its functions as
+// QDRT_GPU_FN(ROLE, NAME, SYMBOL, RET, PARAMS): ROLE is the member this file
+// calls, NAME the function as errors name it, SYMBOL the name resolved in the
+// library, RET and PARAMS its type. The entries both vendors have come first,
+// in the same order in both tables.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDRT_GPU_GPUDEVICE_H
+#define QDRT_GPU_GPUDEVICE_H
+
+#include "../Device.h"
+#include "../DynamicLibrary.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+namespace qd::rt::gpu {
+
+/// One function of a driver table: its address and the name errors use.
+template <typename Fn> struct DriverFn;
+template <typename R, typename... Ps> struct DriverFn<R(Ps...)> {
+  using Pointer = R (*)(Ps...);
+  using Result = R;
+  template <size_t I> using Param = std::tuple_element_t<I, std::tuple<Ps...>>;
+
+  /// Resolves Symbol in Library; throws qd::Error when it is missing.
+  DriverFn(const DynamicLibrary &Library, const char *Name, const char *Symbol)
+      : Address(reinterpret_cast<Pointer>(Library.symbol(Symbol))), Name(Name) {
+  }
+  /// A function of this program (the tests' fake drivers).
+  DriverFn(Pointer Address, const char *Name) : Address(Address), Name(Name) {}
+
+  R operator()(Ps... Args) const { return Address(Args...); }
+
+  Pointer Address;
+  const char *Name; ///< e.g. "cuStreamDestroy" (whose symbol ends in _v2)
+};
+
+/// The driver's types, as the entries of its table take them: the shared
+/// code learns them from the table, not from a second list in the traits.
+template <typename Traits> struct GpuTypes {
+  template <typename Fn, size_t I>
+  using ParamOf = typename Fn::template Param<I>;
+
+  using Result = typename decltype(Traits::Init)::Result;
+  using DeviceId = ParamOf<decltype(Traits::DeviceGetName), 2>;
+  using Place = ParamOf<decltype(Traits::SetCurrent), 0>;
+  using Stream = ParamOf<decltype(Traits::StreamDestroy), 0>;
+  using Event = ParamOf<decltype(Traits::EventDestroy), 0>;
+  using Module = ParamOf<decltype(Traits::ModuleUnload), 0>;
+  using Function = ParamOf<decltype(Traits::LaunchKernel), 0>;
+  /// An integer on CUDA, a pointer on HIP.
+  using DevicePtr = ParamOf<decltype(Traits::MemFree), 0>;
+};
+
+/// What the shared device needs to know of a vendor's API besides its table.
+/// The status codes and flags default to CUDA's numbers, which HIP keeps.
+struct GpuVendor {
+  qd::Arch Arch;
+  const char *Backend;               ///< "cuda": how errors opening it begin
+  const char *Name;                  ///< "CUDA", as in "CUDA error 7"
+  const char *NoDevice;              ///< what to say when there is no device
+  int MultiprocessorCount;           ///< DeviceGetAttribute's attribute
+  int Success = 0;                   ///< CUDA_SUCCESS, hipSuccess
+  int NotReady = 600;                ///< CUDA_ERROR_NOT_READY, hipErrorNotReady
+  unsigned StreamNonBlocking = 0x1;  ///< CU_STREAM_NON_BLOCKING
+  unsigned EventDisableTiming = 0x2; ///< CU_EVENT_DISABLE_TIMING
+};
+
+/// A vendor's driver (Traits), with its failures turned into qd::Error.
+template <typename Traits> class GpuDriver : public Traits {
+public:
+  using Result = typename GpuTypes<Traits>::Result;
+
+  /// "<What>: <error name> (<description>)", the text of a failed call.
+  std::string message(Result R, const std::string &What) const {
+    auto [Name, Text] = this->errorStrings(R);
+    return What + ": " +
+           (Name ? std::string(Name)
+                 : std::string(Traits::Vendor.Name) + " error " +
+                       std::to_string(R)) +
+           " (" + (Text ? Text : "no description") + ")";
+  }
+
+  /// Throws qd::Error naming What (and "('Subject')" after it, when given)
+  /// unless R is success.
+  void check(Result R, const char *What, const char *Subject = nullptr) const {
+    if (R == Traits::Vendor.Success)
+      return;
+    std::string Call = What;
+    if (Subject)
+      Call += std::string("('") + Subject + "')";
+    throw qd::Error(message(R, Call));
+  }
+
+  /// Calls F and checks its result, naming F in the error.
+  template <typename Fn, typename... As>
+  void call(const DriverFn<Fn> &F, As &&...Args) const {
+    check(F(std::forward<As>(Args)...), F.Name);
+  }
+};
+
+/// What every GPU backend learns about its device when it opens it.
+template <typename Traits> struct GpuInfo {
+  int Ordinal = 0;
+  typename GpuTypes<Traits>::DeviceId Id{};
+  std::string Name;
+  int Multiprocessors = 1;
+};
+
+/// The default block size of a task that does not set its own.
+constexpr unsigned DefaultBlock = 128;
+/// At most this many blocks per multiprocessor: the most a multiprocessor
+/// of these GPUs keeps resident at once; more would wait for a later wave.
+constexpr uint64_t BlocksPerMultiprocessor = 32;
+/// At most this many blocks in all: a grid every GPU accepts.
+constexpr uint64_t MaxGridBlocks = 65535;
+
+/// The grid of a launch of Iterations over blocks of Block threads.
+///
+/// One rule for CUDA and HIP alike: enough blocks for the iterations, but
+/// no more than fill the device (BlocksPerMultiprocessor per multiprocessor)
+/// and no more than MaxGridBlocks. Sizing from the device, not from a fixed
+/// bound alone, is the careful choice: the generated tasks are grid-stride
+/// loops, so blocks beyond what the device keeps resident would only queue
+/// behind the first wave, and a small GPU is not handed tens of thousands of
+/// blocks. The fixed bound stays as a ceiling, so a driver reporting an
+/// absurd processor count still gets a launch every GPU accepts. The count
+/// is rounded up without overflowing, and a launch of no iterations still
+/// runs one block (whose loop does nothing).
+inline unsigned gridBlocks(uint64_t Iterations, unsigned Block,
+                           int Multiprocessors) {
+  uint64_t Needed = Iterations / Block + (Iterations % Block != 0);
+  uint64_t Filling =
+      uint64_t(std::max(Multiprocessors, 1)) * BlocksPerMultiprocessor;
+  return static_cast<unsigned>(
+      std::clamp<uint64_t>(std::min(Needed, Filling), 1, MaxGridBlocks));
+}
+
+/// The device layer of a GPU, over the driver of Traits. Every call
+/// first makes the device's context current on the calling thread.
+template <typename Traits, typename ContextT>
+class GpuDevice final : public Device {
+  using Driver = GpuDriver<Traits>;
+  using Info = GpuInfo<Traits>;
+  using Types = GpuTypes<Traits>;
+  using Result = typename Types::Result;
+  using Place = typename Types::Place;
+  using StreamT = typename Types::Stream;
+  using EventT = typename Types::Event;
+  using ModuleT = typename Types::Module;
+  using FunctionT = typename Types::Function;
+  using DevicePtr = typename Types::DevicePtr;
+  static constexpr const GpuVendor &Vendor = Traits::Vendor;
+
+public:
+  /// Opens the driver and device Ordinal; throws qd::Error saying what is
+  /// missing (the library, any device, that device).
+  explicit GpuDevice(int Ordinal)
+      : Gpu(open(Api, Ordinal)), Context(Api, Gpu) {}
+
+  /// Waits for the device's work, then lets the context go.
+  ~GpuDevice() override {
+    try {
+      makeCurrent();
+    } catch (const qd::Error &) {
+      // A destructor cannot report; synchronize what is current.
+    }
+    Api.Synchronize();
+    current().reset();
+  }
+
+  qd::Arch arch() const override { return Vendor.Arch; }
+  std::string describe() const override { return Context.describe(); }
+
+  Handle createStream() override {
+    makeCurrent();
+    StreamT S = nullptr;
+    Api.call(Api.StreamCreate, &S, Vendor.StreamNonBlocking);
+    return S;
+  }
+  void destroyStream(Handle S) override {
+    makeCurrent();
+    Api.call(Api.StreamDestroy, stream(S));
+  }
+  void synchronizeStream(Handle S) override {
+    makeCurrent();
+    Api.call(Api.StreamSynchronize, stream(S));
+  }
+
+  Handle createEvent(bool Timing) override {
+    makeCurrent();
+    EventT E = nullptr;
+    Api.call(Api.EventCreate, &E, Timing ? 0u : Vendor.EventDisableTiming);
+    return E;
+  }
+  void destroyEvent(Handle E) override {
+    makeCurrent();
+    Api.call(Api.EventDestroy, event(E));
+  }
+  void recordEvent(Handle E, Handle S) override {
+    makeCurrent();
+    Api.call(Api.EventRecord, event(E), stream(S));
+  }
+  void streamWaitEvent(Handle S, Handle E) override {
+    makeCurrent();
+    Api.call(Api.StreamWaitEvent, stream(S), event(E), 0u);
+  }
+  void synchronizeEvent(Handle E) override {
+    makeCurrent();
+    Api.call(Api.EventSynchronize, event(E));
+  }
+  bool queryEvent(Handle E) override {
+    makeCurrent();
+    Result R = Api.EventQuery(event(E));
+    if (R == Vendor.NotReady)
+      return false;
+    Api.check(R, Api.EventQuery.Name);
+    return true;
+  }
+  float elapsedMs(Handle A, Handle B) override {
+    makeCurrent();
+    float Ms = 0;
+    Api.call(Api.EventElapsedTime, &Ms, event(A), event(B));
+    return Ms;
+  }
+
+  Handle loadModule(const qdrt_module_desc &M) override {
+    makeCurrent();
+    return Context.load(M);
+  }
+  void unloadModule(Handle M) override {
+    makeCurrent();
+    Api.call(Api.ModuleUnload, static_cast<ModuleT>(M));
+  }
+  Handle getFunction(Handle M, const qdrt_task_desc &T) override {
+    makeCurrent();
+    FunctionT F = nullptr;
+    Api.check(Api.ModuleGetFunction(&F, static_cast<ModuleT>(M), T.name),
+              Api.ModuleGetFunction.Name, T.name);
+    return F;
+  }
+  /// The field's device address, after checking that the device's global
+  /// has the size the module's descriptor says.
+  void *getGlobal(Handle M, const qdrt_field_desc &F) override {
+    makeCurrent();
+    DevicePtr P{};
+    size_t Bytes = 0;
+    Api.check(Api.ModuleGetGlobal(&P, &Bytes, static_cast<ModuleT>(M), F.name),
+              Api.ModuleGetGlobal.Name, F.name);
+    if (Bytes != F.bytes)
+      throw qd::Error(std::string("field '") + F.name + "' has " +
+                      std::to_string(Bytes) + " bytes on the device, " +
+                      std::to_string(F.bytes) + " in its module");
+    return address(P);
+  }
+
+  void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
+              const void *Args, size_t ArgSize, Handle S) override {
+    makeCurrent();
+    unsigned Block = T.block_dim ? T.block_dim : DefaultBlock;
+    unsigned Grid = gridBlocks(Iterations, Block, Gpu.Multiprocessors);
+    // The task's parameters: its argument struct, if any, then the count.
+    void *Params[2] = {};
+    unsigned N = 0;
+    if (ArgSize)
+      Params[N++] = const_cast<void *>(Args);
+    Params[N++] = &Iterations;
+    Api.call(Api.LaunchKernel, static_cast<FunctionT>(Fn), Grid, 1u, 1u, Block,
+             1u, 1u, 0u, stream(S), Params, nullptr);
+  }
+
+  void *allocate(size_t Bytes) override {
+    makeCurrent();
+    DevicePtr P{};
+    Api.call(Api.MemAlloc, &P, std::max<size_t>(Bytes, 1));
+    return address(P);
+  }
+  void deallocate(void *P) override {
+    makeCurrent();
+    Api.call(Api.MemFree, devicePtr(P));
+  }
+  void copyToDevice(void *Dst, const void *Src, size_t Bytes,
+                    Handle S) override {
+    makeCurrent();
+    Api.call(Api.MemcpyHtoDAsync, devicePtr(Dst), Src, Bytes, stream(S));
+  }
+  void copyToHost(void *Dst, const void *Src, size_t Bytes, Handle S) override {
+    makeCurrent();
+    Api.call(Api.MemcpyDtoHAsync, Dst, devicePtr(Src), Bytes, stream(S));
+  }
+
+private:
+  /// Initializes the driver and finds device Ordinal.
+  static Info open(const Driver &D, int Ordinal) {
+    D.call(D.Init, 0u);
+    int Count = 0;
+    D.call(D.DeviceGetCount, &Count);
+    std::string Backend = std::string(Vendor.Backend) + ": ";
+    if (Count == 0)
+      throw qd::Error(Backend + Vendor.NoDevice);
+    if (Ordinal >= Count)
+      throw qd::Error(Backend + "no device " + std::to_string(Ordinal) +
+                      "; this machine has " + std::to_string(Count));
+    Info I;
+    I.Ordinal = Ordinal;
+    D.call(D.DeviceGet, &I.Id, Ordinal);
+    char Name[256] = {};
+    D.call(D.DeviceGetName, Name, int(sizeof(Name) - 1), I.Id);
+    I.Name = Name;
+    D.call(D.DeviceGetAttribute, &I.Multiprocessors, Vendor.MultiprocessorCount,
+           I.Id);
+    return I;
+  }
+
+  /// What this thread last made current for this backend.
+  static std::optional<Place> &current() {
+    thread_local std::optional<Place> Current;
+    return Current;
+  }
+  void makeCurrent() {
+    Place P = Context.place();
+    if (current() == P)
+      return;
+    Api.call(Api.SetCurrent, P);
+    current() = P;
+  }
+
+  static StreamT stream(Handle S) { return static_cast<StreamT>(S); }
+  static EventT event(Handle E) { return static_cast<EventT>(E); }
+  /// Device addresses travel through the Device interface as void *.
+  static DevicePtr devicePtr(const void *P) {
+    if constexpr (std::is_pointer_v<DevicePtr>)
+      return const_cast<void *>(P);
+    else
+      return reinterpret_cast<DevicePtr>(P);
+  }
+  static void *address(DevicePtr P) {
+    if constexpr (std::is_pointer_v<DevicePtr>)
+      return P;
+    else
+      return reinterpret_cast<void *>(P);
+  }
+
+  Driver Api;
+  Info Gpu;
+  ContextT Context;
+};
+
+} // namespace qd::rt::gpu
+
+#endif // QDRT_GPU_GPUDEVICE_H

@@ -1,0 +1,356 @@
+//===- GpuDeviceTest.cpp - The shared GPU device over a fake driver -------===//
+//
+// Part of qdc. GpuDevice<Traits> is what the CUDA and HIP backends run;
+// here it runs over a fake driver table that records its calls, so the
+// shared logic is tested without a GPU: opening a device, making its context
+// current once per thread, errors that name the failed call, the size check
+// of globals, the grid of a launch and the parameters it passes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "gpu/GpuDevice.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <thread>
+#include <vector>
+
+using namespace qd::rt;
+using namespace qd::rt::gpu;
+
+namespace {
+
+using FakeStream = struct FakeStream_st *;
+using FakeEvent = struct FakeEvent_st *;
+using FakeModule = struct FakeModule_st *;
+using FakeFunction = struct FakeFunction_st *;
+using FakePtr = unsigned long long;
+
+constexpr int FakeFailure = 7; ///< a code the fake driver has a name for
+constexpr int FakeUnnamed = 8; ///< one it does not
+constexpr int FakeNotReady = 600;
+
+/// What the fake driver does and saw. One test at a time uses it.
+struct FakeState {
+  std::vector<std::string> Calls;
+  int Devices = 1;
+  int Multiprocessors = 4;
+  size_t GlobalBytes = 4;
+  std::string FailCall; ///< the call that returns FailCode
+  int FailCode = FakeFailure;
+  int QueryResult = 0; ///< what EventQuery returns
+  size_t Allocated = 0;
+  unsigned Grid = 0, Block = 0;
+  std::vector<const void *> Params;
+  uint64_t Iterations = 0;
+} Fake;
+
+int record(const char *Call) {
+  Fake.Calls.push_back(Call);
+  return Fake.FailCall == Call ? Fake.FailCode : 0;
+}
+
+template <typename T> T handle(uintptr_t N) { return reinterpret_cast<T>(N); }
+
+/// The fake driver: one entry per role the shared device calls, and the
+/// facts GpuVendor holds.
+struct FakeDriver {
+  static constexpr GpuVendor Vendor = {
+      qd::Arch::cuda,
+      "fake",
+      "FAKE",
+      "libfake.so loaded, but there is no fake GPU",
+      /*MultiprocessorCount=*/16,
+      /*Success=*/0,
+      FakeNotReady};
+
+  std::pair<const char *, const char *> errorStrings(int R) const {
+    if (R == FakeUnnamed)
+      return {nullptr, nullptr};
+    return {"FAKE_ERROR", "fake failure"};
+  }
+
+  DriverFn<int(unsigned)> Init{[](unsigned) { return record("Init"); },
+                               "fakeInit"};
+  DriverFn<int(int *)> DeviceGetCount{[](int *N) {
+                                        *N = Fake.Devices;
+                                        return record("DeviceGetCount");
+                                      },
+                                      "fakeDeviceGetCount"};
+  DriverFn<int(int *, int)> DeviceGet{[](int *D, int Ordinal) {
+                                        *D = Ordinal;
+                                        return record("DeviceGet");
+                                      },
+                                      "fakeDeviceGet"};
+  DriverFn<int(char *, int, int)> DeviceGetName{
+      [](char *Name, int Len, int D) {
+        snprintf(Name, Len, "Fake GPU %d", D);
+        return record("DeviceGetName");
+      },
+      "fakeDeviceGetName"};
+  DriverFn<int(int *, int, int)> DeviceGetAttribute{
+      [](int *Value, int Attribute, int) {
+        *Value = Attribute == 16 ? Fake.Multiprocessors : -1;
+        return record("DeviceGetAttribute");
+      },
+      "fakeDeviceGetAttribute"};
+  DriverFn<int(int)> SetCurrent{[](int) { return record("SetCurrent"); },
+                                "fakeSetCurrent"};
+  DriverFn<int()> Synchronize{[] { return record("Synchronize"); },
+                              "fakeSynchronize"};
+  DriverFn<int(FakeStream *, unsigned)> StreamCreate{
+      [](FakeStream *S, unsigned) {
+        *S = handle<FakeStream>(0x10);
+        return record("StreamCreate");
+      },
+      "fakeStreamCreate"};
+  DriverFn<int(FakeStream)> StreamDestroy{
+      [](FakeStream) { return record("StreamDestroy"); }, "fakeStreamDestroy"};
+  DriverFn<int(FakeStream)> StreamSynchronize{
+      [](FakeStream) { return record("StreamSynchronize"); },
+      "fakeStreamSynchronize"};
+  DriverFn<int(FakeStream, FakeEvent, unsigned)> StreamWaitEvent{
+      [](FakeStream, FakeEvent, unsigned) { return record("StreamWaitEvent"); },
+      "fakeStreamWaitEvent"};
+  DriverFn<int(FakeEvent *, unsigned)> EventCreate{
+      [](FakeEvent *E, unsigned) {
+        *E = handle<FakeEvent>(0x20);
+        return record("EventCreate");
+      },
+      "fakeEventCreate"};
+  DriverFn<int(FakeEvent)> EventDestroy{
+      [](FakeEvent) { return record("EventDestroy"); }, "fakeEventDestroy"};
+  DriverFn<int(FakeEvent, FakeStream)> EventRecord{
+      [](FakeEvent, FakeStream) { return record("EventRecord"); },
+      "fakeEventRecord"};
+  DriverFn<int(FakeEvent)> EventSynchronize{
+      [](FakeEvent) { return record("EventSynchronize"); },
+      "fakeEventSynchronize"};
+  DriverFn<int(FakeEvent)> EventQuery{[](FakeEvent) {
+                                        record("EventQuery");
+                                        return Fake.QueryResult;
+                                      },
+                                      "fakeEventQuery"};
+  DriverFn<int(float *, FakeEvent, FakeEvent)> EventElapsedTime{
+      [](float *Ms, FakeEvent, FakeEvent) {
+        *Ms = 1.5f;
+        return record("EventElapsedTime");
+      },
+      "fakeEventElapsedTime"};
+  DriverFn<int(FakeModule)> ModuleUnload{
+      [](FakeModule) { return record("ModuleUnload"); }, "fakeModuleUnload"};
+  DriverFn<int(FakeFunction *, FakeModule, const char *)> ModuleGetFunction{
+      [](FakeFunction *F, FakeModule, const char *) {
+        *F = handle<FakeFunction>(0x30);
+        return record("ModuleGetFunction");
+      },
+      "fakeModuleGetFunction"};
+  DriverFn<int(FakePtr *, size_t *, FakeModule, const char *)> ModuleGetGlobal{
+      [](FakePtr *P, size_t *Bytes, FakeModule, const char *) {
+        *P = 0x2000;
+        *Bytes = Fake.GlobalBytes;
+        return record("ModuleGetGlobal");
+      },
+      "fakeModuleGetGlobal"};
+  DriverFn<int(FakeFunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+               unsigned, unsigned, FakeStream, void **, void **)>
+      LaunchKernel{[](FakeFunction, unsigned Grid, unsigned, unsigned,
+                      unsigned Block, unsigned, unsigned, unsigned, FakeStream,
+                      void **Params, void **) {
+                     Fake.Grid = Grid;
+                     Fake.Block = Block;
+                     Fake.Params.assign(Params, Params + 2);
+                     void *Count = Params[1] ? Params[1] : Params[0];
+                     Fake.Iterations = *static_cast<uint64_t *>(Count);
+                     return record("LaunchKernel");
+                   },
+                   "fakeLaunchKernel"};
+  DriverFn<int(FakePtr *, size_t)> MemAlloc{[](FakePtr *P, size_t Bytes) {
+                                              *P = 0x3000;
+                                              Fake.Allocated = Bytes;
+                                              return record("MemAlloc");
+                                            },
+                                            "fakeMemAlloc"};
+  DriverFn<int(FakePtr)> MemFree{[](FakePtr) { return record("MemFree"); },
+                                 "fakeMemFree"};
+  DriverFn<int(FakePtr, const void *, size_t, FakeStream)> MemcpyHtoDAsync{
+      [](FakePtr, const void *, size_t, FakeStream) {
+        return record("MemcpyHtoDAsync");
+      },
+      "fakeMemcpyHtoDAsync"};
+  DriverFn<int(void *, FakePtr, size_t, FakeStream)> MemcpyDtoHAsync{
+      [](void *, FakePtr, size_t, FakeStream) {
+        return record("MemcpyDtoHAsync");
+      },
+      "fakeMemcpyDtoHAsync"};
+};
+
+class FakeContext {
+public:
+  FakeContext(const GpuDriver<FakeDriver> &, const GpuInfo<FakeDriver> &Gpu)
+      : Gpu(Gpu) {
+    record("Context");
+  }
+  ~FakeContext() { record("~Context"); }
+
+  int place() const { return Gpu.Id; }
+  std::string describe() const {
+    return Gpu.Name + ", " + std::to_string(Gpu.Multiprocessors) +
+           " processors";
+  }
+  FakeModule load(const qdrt_module_desc &) const {
+    record("ModuleLoad");
+    return handle<FakeModule>(0x40);
+  }
+
+private:
+  GpuInfo<FakeDriver> Gpu;
+};
+
+using FakeDevice = GpuDevice<FakeDriver, FakeContext>;
+
+class GpuDeviceTest : public ::testing::Test {
+protected:
+  void SetUp() override { Fake = FakeState(); }
+
+  /// The calls since the last look.
+  std::vector<std::string> calls() {
+    std::vector<std::string> Out;
+    Out.swap(Fake.Calls);
+    return Out;
+  }
+  static std::string errorOf(const std::function<void()> &Fn) {
+    try {
+      Fn();
+    } catch (const qd::Error &E) {
+      return E.what();
+    }
+    return "no error";
+  }
+};
+
+TEST_F(GpuDeviceTest, OpensTheDevice) {
+  Fake.Devices = 2;
+  FakeDevice D(1);
+  EXPECT_EQ(calls(), (std::vector<std::string>{
+                         "Init", "DeviceGetCount", "DeviceGet", "DeviceGetName",
+                         "DeviceGetAttribute", "Context"}));
+  EXPECT_EQ(D.describe(), "Fake GPU 1, 4 processors");
+  EXPECT_EQ(D.arch(), qd::Arch::cuda);
+}
+
+TEST_F(GpuDeviceTest, MissingDevicesAreErrorsSayingSo) {
+  Fake.Devices = 0;
+  EXPECT_EQ(errorOf([] { FakeDevice D(0); }),
+            "fake: libfake.so loaded, but there is no fake GPU");
+  Fake.Devices = 1;
+  EXPECT_EQ(errorOf([] { FakeDevice D(2); }),
+            "fake: no device 2; this machine has 1");
+}
+
+TEST_F(GpuDeviceTest, ContextIsMadeCurrentOncePerThread) {
+  FakeDevice D(0);
+  D.createStream();
+  D.createEvent(/*Timing=*/true);
+  std::thread([&] { D.createStream(); }).join();
+  std::vector<std::string> C = calls();
+  EXPECT_EQ(std::count(C.begin(), C.end(), "SetCurrent"), 2);
+}
+
+TEST_F(GpuDeviceTest, FailedCallsNameTheOperation) {
+  FakeDevice D(0);
+  Fake.FailCall = "StreamCreate";
+  EXPECT_EQ(errorOf([&] { D.createStream(); }),
+            "fakeStreamCreate: FAKE_ERROR (fake failure)");
+  Fake.FailCall = "ModuleGetFunction";
+  qdrt_task_desc Task{};
+  Task.name = "k_t0";
+  EXPECT_EQ(errorOf([&] { D.getFunction(nullptr, Task); }),
+            "fakeModuleGetFunction('k_t0'): FAKE_ERROR (fake failure)");
+  Fake.FailCall = "MemFree";
+  Fake.FailCode = FakeUnnamed;
+  EXPECT_EQ(errorOf([&] { D.deallocate(nullptr); }),
+            "fakeMemFree: FAKE error 8 (no description)");
+}
+
+TEST_F(GpuDeviceTest, QueryEventTellsNotReadyFromFailure) {
+  FakeDevice D(0);
+  Handle E = D.createEvent(/*Timing=*/false);
+  EXPECT_TRUE(D.queryEvent(E));
+  Fake.QueryResult = FakeNotReady;
+  EXPECT_FALSE(D.queryEvent(E));
+  Fake.QueryResult = FakeFailure;
+  EXPECT_EQ(errorOf([&] { D.queryEvent(E); }),
+            "fakeEventQuery: FAKE_ERROR (fake failure)");
+}
+
+TEST_F(GpuDeviceTest, GlobalsMustHaveTheirModulesSize) {
+  FakeDevice D(0);
+  qdrt_field_desc Field{};
+  Field.name = "counter";
+  Field.bytes = 4;
+  EXPECT_EQ(D.getGlobal(nullptr, Field), reinterpret_cast<void *>(0x2000));
+  Fake.GlobalBytes = 8;
+  EXPECT_EQ(errorOf([&] { D.getGlobal(nullptr, Field); }),
+            "field 'counter' has 8 bytes on the device, 4 in its module");
+}
+
+TEST_F(GpuDeviceTest, GridFillsTheDeviceAndGridStrideLoopsDoTheRest) {
+  // Enough blocks for the iterations, rounded up...
+  EXPECT_EQ(gridBlocks(1000, 128, 4), 8u);
+  EXPECT_EQ(gridBlocks(1024, 128, 4), 8u);
+  EXPECT_EQ(gridBlocks(1025, 128, 4), 9u);
+  // ...at most 32 per multiprocessor...
+  EXPECT_EQ(gridBlocks(1000000000, 128, 4), 128u);
+  EXPECT_EQ(gridBlocks(UINT64_MAX, 128, 4), 128u);
+  // ...never more than 65535 in all, and never none.
+  EXPECT_EQ(gridBlocks(1000000000, 128, 1000000), 65535u);
+  EXPECT_EQ(gridBlocks(0, 128, 4), 1u);
+  EXPECT_EQ(gridBlocks(1000, 128, 0), 8u);
+}
+
+TEST_F(GpuDeviceTest, LaunchPassesTheArgumentsThenTheCount) {
+  FakeDevice D(0);
+  qdrt_task_desc Task{};
+  int Args = 0;
+  D.launch(nullptr, Task, 100000, &Args, sizeof(Args), nullptr);
+  EXPECT_EQ(Fake.Block, DefaultBlock);
+  EXPECT_EQ(Fake.Grid, 128u);
+  EXPECT_EQ(Fake.Params[0], &Args);
+  EXPECT_EQ(Fake.Iterations, 100000u);
+
+  Task.block_dim = 256;
+  D.launch(nullptr, Task, 1000, nullptr, 0, nullptr);
+  EXPECT_EQ(Fake.Block, 256u);
+  EXPECT_EQ(Fake.Grid, 4u);
+  EXPECT_EQ(Fake.Params[1], nullptr) << "no argument struct to pass";
+  EXPECT_EQ(Fake.Iterations, 1000u);
+}
+
+TEST_F(GpuDeviceTest, MemoryAddressesRoundTrip) {
+  FakeDevice D(0);
+  void *P = D.allocate(0);
+  EXPECT_EQ(P, reinterpret_cast<void *>(0x3000));
+  EXPECT_EQ(Fake.Allocated, 1u) << "a zero-byte buffer still gets an address";
+  calls();
+  char Host[4] = {};
+  D.copyToDevice(P, Host, sizeof(Host), nullptr);
+  D.copyToHost(Host, P, sizeof(Host), nullptr);
+  D.deallocate(P);
+  EXPECT_EQ(calls(), (std::vector<std::string>{"MemcpyHtoDAsync",
+                                               "MemcpyDtoHAsync", "MemFree"}));
+}
+
+TEST_F(GpuDeviceTest, ClosingWaitsForTheDeviceThenReleasesTheContext) {
+  {
+    FakeDevice D(0);
+    D.createStream();
+    calls();
+  }
+  EXPECT_EQ(calls(), (std::vector<std::string>{"Synchronize", "~Context"}));
+}
+
+} // namespace
