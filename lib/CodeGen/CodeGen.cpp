@@ -1,9 +1,10 @@
 //===- CodeGen.cpp - KIR to every generated artifact ----------------------===//
 //
 // Part of qdc. The order of work: the sources and the header; the device IR
-// when that is all that was asked; else HSACO per gfx arch and PTX per sm
-// arch; SASS per sm arch when ptxas is found; the launcher source with every
-// image embedded; the host object.
+// when that is all that was asked; else an image per --offload-arch, made
+// by its target's hooks (PTX for sm arches, HSACO for gfx ones); SASS per
+// PTX when ptxas is found; the launcher source with every image embedded;
+// the host object. Nothing here depends on which targets exist.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,12 +28,6 @@ std::string qdc::getGeneratedNamespace(llvm::StringRef InputFile,
 
 namespace {
 
-/// The hooks of the GPU target for Arch.
-const TargetHooks &getDeviceHooks(llvm::StringRef Arch) {
-  return getDialectForArch(Arch) == DeviceDialect::Hip ? getHipHooks()
-                                                       : getCudaHooks();
-}
-
 class ArtifactBuilder {
 public:
   ArtifactBuilder(const kir::Module &M, const CodeGenOptions &Opts,
@@ -40,11 +35,7 @@ public:
       : M(M), Opts(Opts), Tools(Tools), C(Tools, Opts.InputPath) {}
 
   llvm::Expected<Artifacts> run() {
-    // The CUDA source, or the HIP one when only AMD GPUs are targeted.
-    bool OnlyAmd = llvm::all_of(Opts.OffloadArchs, [](const std::string &A) {
-      return getDialectForArch(A) == DeviceDialect::Hip;
-    });
-    Out.DeviceSource = deviceSource(OnlyAmd ? getHipHooks() : getCudaHooks());
+    Out.DeviceSource = deviceSource(getHooksForDeviceSource(Opts.OffloadArchs));
     Out.Header = generateHeader(M, Opts.Namespace);
     if (Opts.Stage == CodeGenStage::Sources)
       return std::move(Out);
@@ -82,8 +73,9 @@ private:
 
   llvm::Error buildDeviceIR() {
     for (const std::string &Arch : Opts.OffloadArchs) {
+      const TargetHooks &T = getHooksForArch(Arch);
       llvm::Expected<std::string> IR =
-          C.compileToLLVM(deviceSource(getDeviceHooks(Arch)), Arch);
+          C.compileToLLVM(deviceSource(T), T, Arch);
       if (!IR)
         return IR.takeError();
       Out.DeviceIR.emplace_back(Arch, std::move(*IR));
@@ -91,31 +83,24 @@ private:
     return llvm::Error::success();
   }
 
-  /// HSACO per gfx arch first, then PTX per sm arch; Images holds the PTX
-  /// first, as the runtime prefers it in that order.
+  /// An image per arch; Images holds them by kind (PTX, then HSACO), each
+  /// kind in --offload-arch order, as the runtime tries them.
   llvm::Error buildImages() {
-    std::vector<DeviceImage> Hsacos;
     for (const std::string &Arch : Opts.OffloadArchs) {
-      if (getDialectForArch(Arch) != DeviceDialect::Hip)
-        continue;
-      llvm::Expected<std::string> Hsaco =
-          C.compileToHsaco(deviceSource(getHipHooks()), Arch);
-      if (!Hsaco)
-        return Hsaco.takeError();
-      Hsacos.push_back({DeviceImage::HSACO, Arch, std::move(*Hsaco)});
+      const TargetHooks &T = getHooksForArch(Arch);
+      llvm::Expected<std::string> Image =
+          T.compileImage(C, deviceSource(T), Arch);
+      if (!Image)
+        return Image.takeError();
+      Out.Images.push_back({T.getImageKind(), Arch, std::move(*Image)});
     }
-    for (const std::string &Arch : Opts.OffloadArchs) {
-      if (getDialectForArch(Arch) != DeviceDialect::Cuda)
-        continue;
-      llvm::Expected<std::string> Ptx =
-          C.compileToPtx(deviceSource(getCudaHooks()), Arch);
-      if (!Ptx)
-        return Ptx.takeError();
-      Out.Images.push_back({DeviceImage::PTX, Arch, std::move(*Ptx)});
-    }
-    NumPtx = Out.Images.size();
-    for (DeviceImage &I : Hsacos)
-      Out.Images.push_back(std::move(I));
+    llvm::stable_sort(Out.Images,
+                      [](const DeviceImage &A, const DeviceImage &B) {
+                        return A.ImageKind < B.ImageKind;
+                      });
+    NumPtx = llvm::count_if(Out.Images, [](const DeviceImage &I) {
+      return I.ImageKind == DeviceImage::PTX;
+    });
     return llvm::Error::success();
   }
 

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compiler.h"
+#include "TargetHooks.h"
 
 #include "qdc/Toolchain/ClangInvocation.h"
 
@@ -87,9 +88,8 @@ private:
 
 /// The file name Clang sees a generated source under: beside the .qd.
 static std::string getSourceName(llvm::StringRef InputPath,
-                                 llvm::StringRef Arch) {
-  bool Hip = getDialectForArch(Arch) == DeviceDialect::Hip;
-  return (InputPath + "." + Arch + (Hip ? ".hip" : ".cu")).str();
+                                 const TargetHooks &T, llvm::StringRef Arch) {
+  return (InputPath + "." + Arch + T.getSourceExtension()).str();
 }
 
 /// Runs Action on Source, seen by Clang as the file InputName, with
@@ -165,27 +165,29 @@ static llvm::Error runTool(llvm::ArrayRef<std::string> Args, bool Verbose) {
 }
 
 llvm::Expected<std::string> Compiler::compileToPtx(const std::string &Source,
+                                                   const TargetHooks &T,
                                                    llvm::StringRef Arch) const {
   std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
   Args.push_back("-S");
   clang::EmitAssemblyAction Action;
-  return runClangToBuffer(Args, getSourceName(InputPath, Arch), Source, Action,
-                          Tools.getOptions().Verbose, "ptx",
+  return runClangToBuffer(Args, getSourceName(InputPath, T, Arch), Source,
+                          Action, Tools.getOptions().Verbose, "ptx",
                           "the PTX for " + Arch);
 }
 
 llvm::Expected<std::string>
-Compiler::compileToLLVM(const std::string &Source, llvm::StringRef Arch) const {
+Compiler::compileToLLVM(const std::string &Source, const TargetHooks &T,
+                        llvm::StringRef Arch) const {
   std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
   Args.insert(Args.end(), {"-S", "-emit-llvm"});
   clang::EmitLLVMAction Action;
-  return runClangToBuffer(Args, getSourceName(InputPath, Arch), Source, Action,
-                          Tools.getOptions().Verbose, "ll",
+  return runClangToBuffer(Args, getSourceName(InputPath, T, Arch), Source,
+                          Action, Tools.getOptions().Verbose, "ll",
                           "the LLVM IR for " + Arch);
 }
 
 llvm::Expected<std::string>
-Compiler::compileToHsaco(const std::string &Source,
+Compiler::compileToHsaco(const std::string &Source, const TargetHooks &T,
                          llvm::StringRef Arch) const {
   bool Verbose = Tools.getOptions().Verbose;
   std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
@@ -196,7 +198,7 @@ Compiler::compileToHsaco(const std::string &Source,
     return std::move(E);
   if (llvm::Error E = Hsaco.create("hsaco"))
     return std::move(E);
-  if (llvm::Error E = runClang(Args, getSourceName(InputPath, Arch), Source,
+  if (llvm::Error E = runClang(Args, getSourceName(InputPath, T, Arch), Source,
                                Action, Verbose, Object.path()))
     return std::move(E);
   if (Tools.getLld().empty())

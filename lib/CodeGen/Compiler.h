@@ -19,6 +19,10 @@
 
 namespace qdc::codegen {
 
+class TargetHooks;
+
+/// Device compiles take the target T whose source they compile: Clang sees
+/// it as `<input>.<arch><T's extension>`.
 class Compiler {
 public:
   /// InputPath is the .qd file: generated sources are seen by Clang as
@@ -28,13 +32,16 @@ public:
 
   /// A CUDA-dialect translation unit to PTX for Arch ("sm_80").
   llvm::Expected<std::string> compileToPtx(const std::string &Source,
+                                           const TargetHooks &T,
                                            llvm::StringRef Arch) const;
   /// A HIP-dialect translation unit for Arch ("gfx90a") to a code object,
   /// linked with ld.lld into an HSACO.
   llvm::Expected<std::string> compileToHsaco(const std::string &Source,
+                                             const TargetHooks &T,
                                              llvm::StringRef Arch) const;
   /// The optimized device LLVM IR of a CUDA or HIP unit for Arch, as text.
   llvm::Expected<std::string> compileToLLVM(const std::string &Source,
+                                            const TargetHooks &T,
                                             llvm::StringRef Arch) const;
   /// PTX to SASS for Arch with ptxas.
   llvm::Expected<std::string> assemblePtx(const std::string &Ptx,

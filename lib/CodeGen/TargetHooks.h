@@ -12,9 +12,12 @@
 #ifndef QDC_LIB_CODEGEN_TARGETHOOKS_H
 #define QDC_LIB_CODEGEN_TARGETHOOKS_H
 
+#include "qdc/CodeGen/CodeGen.h"
 #include "qdc/KIR/Kernel.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -39,6 +42,16 @@ public:
   virtual llvm::StringRef getSerialGuard() const = 0;
   /// The loop over this thread's linear indices `qd_k_`, up to its brace.
   virtual llvm::StringRef getIndexLoop() const = 0;
+
+  // GPU targets: how their translation unit becomes an image.
+  /// The extension Clang sees the device source under (".cu", ".hip").
+  virtual llvm::StringRef getSourceExtension() const { return ".cpp"; }
+  /// The image compileImage makes.
+  virtual DeviceImage::Kind getImageKind() const = 0;
+  /// The device source compiled for Arch into the image the runtime loads.
+  virtual llvm::Expected<std::string>
+  compileImage(const class Compiler &C, const std::string &Source,
+               llvm::StringRef Arch) const = 0;
 };
 
 /// NVIDIA GPUs: `__global__` grid-stride functions in Clang's CUDA dialect.
@@ -47,6 +60,12 @@ const TargetHooks &getCudaHooks();
 const TargetHooks &getHipHooks();
 /// The CPU: functions over a [begin, end) chunk, in the launcher's unit.
 const TargetHooks &getCpuHooks();
+
+/// The GPU target of an --offload-arch: HIP for "gfx...", else CUDA.
+const TargetHooks &getHooksForArch(llvm::StringRef Arch);
+/// The target whose source --emit=device-src shows for Archs: CUDA when an
+/// NVIDIA GPU is among them, else HIP.
+const TargetHooks &getHooksForDeviceSource(llvm::ArrayRef<std::string> Archs);
 
 } // namespace qdc::codegen
 
