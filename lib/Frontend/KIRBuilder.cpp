@@ -1,7 +1,8 @@
 //===- KIRBuilder.cpp - Clang AST to kernel IR ----------------------------===//
 //
 // Part of qdc. Walks a translation unit that compiled without errors and
-// records what the kernel IR needs: fields, QD_FUNCs, kernels with their
+// records what the kernel IR needs (the rules it meets on the way are
+// Sema's): fields, QD_FUNCs, kernels with their
 // parameters and top-level statements (loops with their ranges, serial
 // statements, locals and the facts about them, loop_config, blocks), and
 // every QD_STREAM_PARALLEL block found where it does not belong.
@@ -9,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KIRBuilder.h"
+#include "Sema.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclCXX.h"
@@ -33,179 +35,9 @@ using clang::dyn_cast;
 using clang::dyn_cast_or_null;
 using clang::isa;
 
+using namespace qdc::frontend;
+
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Recognising the prelude's vocabulary
-//===----------------------------------------------------------------------===//
-
-bool hasAnnotation(const clang::Decl *D, llvm::StringRef Name) {
-  for (const auto *A : D->specific_attrs<clang::AnnotateAttr>())
-    if (A->getAnnotation() == Name)
-      return true;
-  return false;
-}
-
-/// True when DC is namespace `qd` (or `qd::<Inner>` when Inner is given) at
-/// file scope.
-bool isQdContext(const clang::DeclContext *DC, llvm::StringRef Inner = {}) {
-  DC = DC->getRedeclContext();
-  const auto *NS = dyn_cast<clang::NamespaceDecl>(DC);
-  if (!NS)
-    return false;
-  if (!Inner.empty()) {
-    if (NS->getName() != Inner)
-      return false;
-    NS = dyn_cast<clang::NamespaceDecl>(NS->getParent()->getRedeclContext());
-    if (!NS)
-      return false;
-  }
-  return NS->getName() == "qd" &&
-         NS->getParent()->getRedeclContext()->isTranslationUnit();
-}
-
-/// The specialization of class template qd::<Name> that T is, or null.
-const clang::ClassTemplateSpecializationDecl *
-getQdSpecialization(clang::QualType T, llvm::StringRef Name) {
-  const auto *Spec = dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(
-      T.getCanonicalType()->getAsCXXRecordDecl());
-  if (!Spec || Spec->getName() != Name || !isQdContext(Spec->getDeclContext()))
-    return nullptr;
-  return Spec;
-}
-
-bool isQdFunction(const clang::FunctionDecl *FD, llvm::StringRef Name) {
-  return FD && !isa<clang::CXXMethodDecl>(FD) && FD->getIdentifier() &&
-         FD->getName() == Name && isQdContext(FD->getDeclContext());
-}
-
-/// The callee of a statement of the form `qd::<Name>(...)`, as a call.
-const clang::CallExpr *getQdCall(const clang::Stmt *S, llvm::StringRef Name) {
-  const auto *E = dyn_cast_or_null<clang::Expr>(S);
-  if (!E)
-    return nullptr;
-  const auto *Call = dyn_cast<clang::CallExpr>(E->IgnoreImplicit());
-  if (!Call || !isQdFunction(Call->getDirectCallee(), Name))
-    return nullptr;
-  return Call;
-}
-
-/// QD_STREAM_PARALLEL expands to `if (qd::detail::stream_parallel_block v{};
-/// true)`: recognise it by the type of the variable in the init-statement.
-bool isStreamParallelBlock(const clang::Stmt *S) {
-  const auto *If = dyn_cast_or_null<clang::IfStmt>(S);
-  if (!If)
-    return false;
-  const auto *DS = dyn_cast_or_null<clang::DeclStmt>(If->getInit());
-  if (!DS || !DS->isSingleDecl())
-    return false;
-  const auto *V = dyn_cast<clang::VarDecl>(DS->getSingleDecl());
-  if (!V)
-    return false;
-  const auto *RD = V->getType().getCanonicalType()->getAsCXXRecordDecl();
-  return RD && RD->getIdentifier() &&
-         RD->getName() == "stream_parallel_block" &&
-         isQdContext(RD->getDeclContext(), "detail");
-}
-
-std::optional<kir::ScalarType> getScalarType(clang::QualType T,
-                                             const clang::ASTContext &Ctx) {
-  T = T.getCanonicalType().getUnqualifiedType();
-  const auto *BT = dyn_cast<clang::BuiltinType>(T);
-  if (!BT)
-    return std::nullopt;
-  unsigned Bytes = Ctx.getTypeSize(T) / 8;
-  if (BT->getKind() == clang::BuiltinType::Bool)
-    return kir::findScalarType(kir::ScalarKind::Bool, Bytes);
-  if (BT->getKind() == clang::BuiltinType::Float ||
-      BT->getKind() == clang::BuiltinType::Double)
-    return kir::findScalarType(kir::ScalarKind::Float, Bytes);
-  if (!BT->isInteger() || BT->isCharType() || BT->isWideCharType())
-    return std::nullopt;
-  return kir::findScalarType(BT->isSignedInteger() ? kir::ScalarKind::Signed
-                                                   : kir::ScalarKind::Unsigned,
-                             Bytes);
-}
-
-//===----------------------------------------------------------------------===//
-// Positions and source text
-//===----------------------------------------------------------------------===//
-
-class SourceInfo {
-public:
-  explicit SourceInfo(clang::ASTContext &Ctx)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
-
-  /// Where the user wrote it: a macro use is reported at the macro's name.
-  SourceLoc getLoc(clang::SourceLocation L) {
-    if (L.isInvalid())
-      return {};
-    L = SM.getExpansionLoc(L);
-    SourceLoc Loc;
-    clang::FileID FID = SM.getFileID(L);
-    auto [It, Inserted] = FileNames.try_emplace(FID);
-    if (Inserted) {
-      if (clang::OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID))
-        It->second = FE->getName().str();
-      else
-        It->second = "<built-in>";
-    }
-    Loc.File = It->second;
-    Loc.Line = SM.getSpellingLineNumber(L);
-    Loc.Column = SM.getSpellingColumnNumber(L);
-    return Loc;
-  }
-
-  /// The main-file bytes from the first token of R to the end of its last
-  /// token; invalid unless both ends are spelled in the main file.
-  kir::TextRange getRange(clang::SourceRange R) {
-    clang::CharSourceRange C = clang::Lexer::makeFileCharRange(
-        clang::CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts());
-    if (C.isInvalid() || !SM.isWrittenInMainFile(C.getBegin()) ||
-        !SM.isWrittenInMainFile(C.getEnd()))
-      return {};
-    return {SM.getFileOffset(C.getBegin()), SM.getFileOffset(C.getEnd())};
-  }
-
-  /// The expression as the user wrote it.
-  std::string getText(const clang::Expr *E) {
-    clang::CharSourceRange R = clang::Lexer::makeFileCharRange(
-        clang::CharSourceRange::getTokenRange(E->getSourceRange()), SM,
-        Ctx.getLangOpts());
-    if (R.isInvalid())
-      R = SM.getExpansionRange(E->getSourceRange());
-    llvm::StringRef Text =
-        clang::Lexer::getSourceText(R, SM, Ctx.getLangOpts());
-    return Text.empty() ? std::string("<expr>") : Text.str();
-  }
-
-  kir::Bound getBound(const clang::Expr *E) {
-    kir::Bound B;
-    B.Text = getText(E);
-    clang::Expr::EvalResult R;
-    if (!E->isValueDependent() && E->EvaluateAsInt(R, Ctx))
-      B.Value = R.Val.getInt().getExtValue();
-    return B;
-  }
-
-  kir::Bound getConstantBound(int64_t V) { return {std::to_string(V), V}; }
-
-private:
-  clang::ASTContext &Ctx;
-  clang::SourceManager &SM;
-  llvm::DenseMap<clang::FileID, std::string> FileNames;
-};
-
-/// The enclosing namespaces, qualified ("a::b"), unnamed ones left out.
-std::string getScope(const clang::DeclContext *DC) {
-  llvm::SmallVector<std::string, 2> Parts;
-  for (DC = DC->getRedeclContext(); DC && !DC->isTranslationUnit();
-       DC = DC->getParent()->getRedeclContext())
-    if (const auto *NS = dyn_cast<clang::NamespaceDecl>(DC))
-      if (!NS->isAnonymousNamespace())
-        Parts.insert(Parts.begin(), NS->getNameAsString());
-  return llvm::join(Parts, "::");
-}
 
 //===----------------------------------------------------------------------===//
 // Kernels
@@ -213,9 +45,9 @@ std::string getScope(const clang::DeclContext *DC) {
 
 class KernelBuilder {
 public:
-  KernelBuilder(clang::ASTContext &Ctx, SourceInfo &Src, DiagEngine &Diags,
+  KernelBuilder(clang::ASTContext &Ctx, SourceInfo &Src, Sema &Rules,
                 const clang::FunctionDecl *FD)
-      : Ctx(Ctx), Src(Src), Diags(Diags), FD(FD) {}
+      : Ctx(Ctx), Src(Src), Rules(Rules), FD(FD) {}
 
   kir::Kernel build() {
     K.Name = FD->getNameAsString();
@@ -308,29 +140,15 @@ private:
     if (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S)) {
       if (buildLoop(S, Out))
         Out.Kind = kir::StmtKind::Loop;
-      else
-        Diags.report(DiagID::err_loop_not_parallel, Out.Loc) << K.Name;
     } else if (const auto *DS = dyn_cast<clang::DeclStmt>(S)) {
       buildLocal(DS, Out);
     } else if (const clang::CallExpr *Call = getQdCall(S, "loop_config")) {
-      buildLoopConfig(Call, Out);
-    } else if (const char *Jump = getJumpName(S)) {
-      Diags.report(DiagID::err_top_level_jump, Out.Loc) << Jump << K.Name;
+      Out.Kind = kir::StmtKind::LoopConfig;
+      Out.ConfigBlockDim = Rules.checkLoopConfig(Call).value_or(0);
     }
+    Rules.checkTopLevelStmt(S, Out, K.Name);
     walk(S, Out.Id, "", S);
     return Out;
-  }
-
-  static const char *getJumpName(const clang::Stmt *S) {
-    if (isa<clang::ReturnStmt>(S))
-      return "return";
-    if (isa<clang::GotoStmt>(S) || isa<clang::IndirectGotoStmt>(S))
-      return "goto";
-    if (isa<clang::LabelStmt>(S))
-      return "label";
-    if (isa<clang::CoreturnStmt>(S))
-      return "co_return";
-    return nullptr;
   }
 
   //--- Loops -----------------------------------------------------------===//
@@ -432,34 +250,6 @@ private:
     clang::PrintingPolicy P = Ctx.getPrintingPolicy();
     P.SuppressTagKeyword = true;
     return T.getUnqualifiedType().getAsString(P);
-  }
-
-  //--- loop_config -----------------------------------------------------===//
-
-  void buildLoopConfig(const clang::CallExpr *Call, kir::Stmt &Out) {
-    Out.Kind = kir::StmtKind::LoopConfig;
-    if (Call->getNumArgs() != 1)
-      return;
-    const clang::Expr *Arg = Call->getArg(0);
-    clang::Expr::EvalResult R;
-    std::optional<int64_t> Value;
-    if (!Arg->isValueDependent() && Arg->EvaluateAsRValue(R, Ctx) &&
-        R.Val.isStruct() && R.Val.getStructNumFields() >= 1 &&
-        R.Val.getStructField(0).isInt())
-      Value = R.Val.getStructField(0).getInt().getExtValue();
-    if (!Value) {
-      Diags.report(DiagID::err_loop_config_block_dim,
-                   Src.getLoc(Arg->getBeginLoc()))
-          << "";
-      return;
-    }
-    if (*Value < 1 || *Value > 1024) {
-      Diags.report(DiagID::err_loop_config_block_dim,
-                   Src.getLoc(Arg->getBeginLoc()))
-          << (", not " + std::to_string(*Value));
-      return;
-    }
-    Out.ConfigBlockDim = static_cast<unsigned>(*Value);
   }
 
   //--- Locals ----------------------------------------------------------===//
@@ -628,7 +418,7 @@ private:
 
   clang::ASTContext &Ctx;
   SourceInfo &Src;
-  DiagEngine &Diags;
+  Sema &Rules;
   const clang::FunctionDecl *FD;
   kir::Kernel K;
   unsigned NextId = 0;
@@ -656,7 +446,8 @@ void findBlocks(const clang::Stmt *S, SourceInfo &Src,
 class ModuleVisitor : public clang::RecursiveASTVisitor<ModuleVisitor> {
 public:
   ModuleVisitor(clang::ASTContext &Ctx, DiagEngine &Diags)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Src(Ctx), Diags(Diags) {}
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Src(Ctx), Rules(Ctx, Src, Diags) {
+  }
 
   kir::Module take() { return std::move(M); }
 
@@ -689,26 +480,16 @@ public:
         Args[0].getKind() != clang::TemplateArgument::Type ||
         Args[1].getKind() != clang::TemplateArgument::Pack)
       return true;
-    SourceLoc Loc = Src.getLoc(V->getLocation());
-    if (!V->isExternallyVisible()) {
-      Diags.report(DiagID::err_field_linkage, Loc) << V->getNameAsString();
-      return true;
-    }
     std::optional<kir::ScalarType> Elem =
-        getScalarType(Args[0].getAsType(), Ctx);
-    if (!Elem) {
-      Diags.report(DiagID::err_field_type, Loc)
-          << V->getNameAsString()
-          << Args[0].getAsType().getAsString(Ctx.getPrintingPolicy())
-          << kir::getScalarTypeSpellingList(/*OrLast=*/true);
+        Rules.checkField(V, Args[0].getAsType());
+    if (!Elem)
       return true;
-    }
     kir::Field F;
     F.Name = V->getNameAsString();
     F.Scope = getScope(V->getDeclContext());
     F.Symbol = getMangledName(V);
     F.Elem = *Elem;
-    F.Loc = std::move(Loc);
+    F.Loc = Src.getLoc(V->getLocation());
     F.Decl = Src.getRange(V->getSourceRange());
     // `qd::field<float, N> a, b;`: every declarator shares the first one's
     // start, where a storage qualifier goes.
@@ -738,24 +519,14 @@ private:
   }
 
   void visitKernel(const clang::FunctionDecl *FD) {
-    SourceLoc Loc = Src.getLoc(FD->getLocation());
-    if (isa<clang::CXXMethodDecl>(FD) ||
-        !FD->getDeclContext()->getRedeclContext()->isFileContext()) {
-      Diags.report(DiagID::err_kernel_not_free_function, Loc)
-          << FD->getNameAsString();
-      return;
-    }
-    if (FD->getDescribedFunctionTemplate() || FD->isTemplateInstantiation()) {
-      Diags.report(DiagID::err_kernel_template, Loc) << FD->getNameAsString();
-      return;
-    }
-    M.Kernels.push_back(KernelBuilder(Ctx, Src, Diags, FD).build());
+    if (Rules.checkKernelDecl(FD))
+      M.Kernels.push_back(KernelBuilder(Ctx, Src, Rules, FD).build());
   }
 
   clang::ASTContext &Ctx;
   clang::SourceManager &SM;
   SourceInfo Src;
-  DiagEngine &Diags;
+  Sema Rules;
   kir::Module M;
   std::unique_ptr<clang::MangleContext> Mangler;
 };

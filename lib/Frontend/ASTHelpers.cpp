@@ -1,0 +1,120 @@
+//===- ASTHelpers.cpp - Reading the prelude's vocabulary in the AST -------===//
+//
+// Part of qdc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ASTHelpers.h"
+
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace qdc;
+using clang::dyn_cast;
+using clang::isa;
+using clang::dyn_cast_or_null;
+
+namespace qdc::frontend {
+
+bool hasAnnotation(const clang::Decl *D, llvm::StringRef Name) {
+  for (const auto *A : D->specific_attrs<clang::AnnotateAttr>())
+    if (A->getAnnotation() == Name)
+      return true;
+  return false;
+}
+
+/// True when DC is namespace `qd` (or `qd::<Inner>` when Inner is given) at
+/// file scope.
+bool isQdContext(const clang::DeclContext *DC, llvm::StringRef Inner) {
+  DC = DC->getRedeclContext();
+  const auto *NS = dyn_cast<clang::NamespaceDecl>(DC);
+  if (!NS)
+    return false;
+  if (!Inner.empty()) {
+    if (NS->getName() != Inner)
+      return false;
+    NS = dyn_cast<clang::NamespaceDecl>(NS->getParent()->getRedeclContext());
+    if (!NS)
+      return false;
+  }
+  return NS->getName() == "qd" &&
+         NS->getParent()->getRedeclContext()->isTranslationUnit();
+}
+
+/// The specialization of class template qd::<Name> that T is, or null.
+const clang::ClassTemplateSpecializationDecl *
+getQdSpecialization(clang::QualType T, llvm::StringRef Name) {
+  const auto *Spec = dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(
+      T.getCanonicalType()->getAsCXXRecordDecl());
+  if (!Spec || Spec->getName() != Name || !isQdContext(Spec->getDeclContext()))
+    return nullptr;
+  return Spec;
+}
+
+bool isQdFunction(const clang::FunctionDecl *FD, llvm::StringRef Name) {
+  return FD && !isa<clang::CXXMethodDecl>(FD) && FD->getIdentifier() &&
+         FD->getName() == Name && isQdContext(FD->getDeclContext());
+}
+
+/// The callee of a statement of the form `qd::<Name>(...)`, as a call.
+const clang::CallExpr *getQdCall(const clang::Stmt *S, llvm::StringRef Name) {
+  const auto *E = dyn_cast_or_null<clang::Expr>(S);
+  if (!E)
+    return nullptr;
+  const auto *Call = dyn_cast<clang::CallExpr>(E->IgnoreImplicit());
+  if (!Call || !isQdFunction(Call->getDirectCallee(), Name))
+    return nullptr;
+  return Call;
+}
+
+/// QD_STREAM_PARALLEL expands to `if (qd::detail::stream_parallel_block v{};
+/// true)`: recognise it by the type of the variable in the init-statement.
+bool isStreamParallelBlock(const clang::Stmt *S) {
+  const auto *If = dyn_cast_or_null<clang::IfStmt>(S);
+  if (!If)
+    return false;
+  const auto *DS = dyn_cast_or_null<clang::DeclStmt>(If->getInit());
+  if (!DS || !DS->isSingleDecl())
+    return false;
+  const auto *V = dyn_cast<clang::VarDecl>(DS->getSingleDecl());
+  if (!V)
+    return false;
+  const auto *RD = V->getType().getCanonicalType()->getAsCXXRecordDecl();
+  return RD && RD->getIdentifier() &&
+         RD->getName() == "stream_parallel_block" &&
+         isQdContext(RD->getDeclContext(), "detail");
+}
+
+std::optional<kir::ScalarType> getScalarType(clang::QualType T,
+                                             const clang::ASTContext &Ctx) {
+  T = T.getCanonicalType().getUnqualifiedType();
+  const auto *BT = dyn_cast<clang::BuiltinType>(T);
+  if (!BT)
+    return std::nullopt;
+  unsigned Bytes = Ctx.getTypeSize(T) / 8;
+  if (BT->getKind() == clang::BuiltinType::Bool)
+    return kir::findScalarType(kir::ScalarKind::Bool, Bytes);
+  if (BT->getKind() == clang::BuiltinType::Float ||
+      BT->getKind() == clang::BuiltinType::Double)
+    return kir::findScalarType(kir::ScalarKind::Float, Bytes);
+  if (!BT->isInteger() || BT->isCharType() || BT->isWideCharType())
+    return std::nullopt;
+  return kir::findScalarType(BT->isSignedInteger() ? kir::ScalarKind::Signed
+                                                   : kir::ScalarKind::Unsigned,
+                             Bytes);
+}
+
+/// The enclosing namespaces, qualified ("a::b"), unnamed ones left out.
+std::string getScope(const clang::DeclContext *DC) {
+  llvm::SmallVector<std::string, 2> Parts;
+  for (DC = DC->getRedeclContext(); DC && !DC->isTranslationUnit();
+       DC = DC->getParent()->getRedeclContext())
+    if (const auto *NS = dyn_cast<clang::NamespaceDecl>(DC))
+      if (!NS->isAnonymousNamespace())
+        Parts.insert(Parts.begin(), NS->getNameAsString());
+  return llvm::join(Parts, "::");
+}
+
+} // namespace qdc::frontend

@@ -1,0 +1,89 @@
+//===- Sema.cpp - The AST-level rules of the kernel language --------------===//
+//
+// Part of qdc.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Sema.h"
+
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/StmtCXX.h"
+
+using namespace qdc;
+using namespace qdc::frontend;
+using clang::isa;
+
+bool Sema::checkKernelDecl(const clang::FunctionDecl *FD) {
+  SourceLoc Loc = Src.getLoc(FD->getLocation());
+  if (isa<clang::CXXMethodDecl>(FD) ||
+      !FD->getDeclContext()->getRedeclContext()->isFileContext()) {
+    Diags.report(DiagID::err_kernel_not_free_function, Loc)
+        << FD->getNameAsString();
+    return false;
+  }
+  if (FD->getDescribedFunctionTemplate() || FD->isTemplateInstantiation()) {
+    Diags.report(DiagID::err_kernel_template, Loc) << FD->getNameAsString();
+    return false;
+  }
+  return true;
+}
+
+std::optional<kir::ScalarType> Sema::checkField(const clang::VarDecl *V,
+                                                clang::QualType Elem) {
+  SourceLoc Loc = Src.getLoc(V->getLocation());
+  if (!V->isExternallyVisible()) {
+    Diags.report(DiagID::err_field_linkage, Loc) << V->getNameAsString();
+    return std::nullopt;
+  }
+  std::optional<kir::ScalarType> T = getScalarType(Elem, Ctx);
+  if (!T)
+    Diags.report(DiagID::err_field_type, Loc)
+        << V->getNameAsString() << Elem.getAsString(Ctx.getPrintingPolicy())
+        << kir::getScalarTypeSpellingList(/*OrLast=*/true);
+  return T;
+}
+
+/// The name of a jump statement, or null.
+static const char *getJumpName(const clang::Stmt *S) {
+  if (isa<clang::ReturnStmt>(S))
+    return "return";
+  if (isa<clang::GotoStmt>(S) || isa<clang::IndirectGotoStmt>(S))
+    return "goto";
+  if (isa<clang::LabelStmt>(S))
+    return "label";
+  if (isa<clang::CoreturnStmt>(S))
+    return "co_return";
+  return nullptr;
+}
+
+void Sema::checkTopLevelStmt(const clang::Stmt *S, const kir::Stmt &Built,
+                             llvm::StringRef Kernel) {
+  bool IsFor = isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S);
+  if (IsFor && Built.Kind != kir::StmtKind::Loop)
+    Diags.report(DiagID::err_loop_not_parallel, Built.Loc) << Kernel;
+  else if (const char *Jump = getJumpName(S))
+    Diags.report(DiagID::err_top_level_jump, Built.Loc) << Jump << Kernel;
+}
+
+std::optional<unsigned> Sema::checkLoopConfig(const clang::CallExpr *Call) {
+  if (Call->getNumArgs() != 1)
+    return std::nullopt;
+  const clang::Expr *Arg = Call->getArg(0);
+  clang::Expr::EvalResult R;
+  std::optional<int64_t> Value;
+  if (!Arg->isValueDependent() && Arg->EvaluateAsRValue(R, Ctx) &&
+      R.Val.isStruct() && R.Val.getStructNumFields() >= 1 &&
+      R.Val.getStructField(0).isInt())
+    Value = R.Val.getStructField(0).getInt().getExtValue();
+  SourceLoc Loc = Src.getLoc(Arg->getBeginLoc());
+  if (!Value) {
+    Diags.report(DiagID::err_loop_config_block_dim, Loc) << "";
+    return std::nullopt;
+  }
+  if (*Value < 1 || *Value > 1024) {
+    Diags.report(DiagID::err_loop_config_block_dim, Loc)
+        << (", not " + std::to_string(*Value));
+    return std::nullopt;
+  }
+  return static_cast<unsigned>(*Value);
+}

@@ -1,0 +1,49 @@
+//===- Sema.h - The AST-level rules of the kernel language ------*- C++ -*-===//
+//
+// Part of qdc. Every rule the frontend checks on Clang's AST, in one place
+// (as Clang's Sema holds C++'s): what a kernel declaration, a field, a
+// kernel's top-level statement and a loop_config may be. The KIR builder
+// records what the source says and asks these checks; rules on the KIR are
+// passes (lib/Transforms). Private to lib/Frontend.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_LIB_FRONTEND_SEMA_H
+#define QDC_LIB_FRONTEND_SEMA_H
+
+#include "ASTHelpers.h"
+
+#include "qdc/KIR/Kernel.h"
+#include "qdc/Support/Diagnostic.h"
+
+#include <optional>
+
+namespace qdc::frontend {
+
+class Sema {
+public:
+  Sema(clang::ASTContext &Ctx, SourceInfo &Src, DiagEngine &Diags)
+      : Ctx(Ctx), Src(Src), Diags(Diags) {}
+
+  /// A QD_KERNEL is a function at namespace scope, not a template.
+  bool checkKernelDecl(const clang::FunctionDecl *FD);
+  /// A field has external linkage and a scalar element type Elem; returns
+  /// that type.
+  std::optional<kir::ScalarType> checkField(const clang::VarDecl *V,
+                                            clang::QualType Elem);
+  /// A top-level statement S of Kernel, built as Built: a `for` must have
+  /// been recognised as a parallel loop, and jumps cannot stand alone.
+  void checkTopLevelStmt(const clang::Stmt *S, const kir::Stmt &Built,
+                         llvm::StringRef Kernel);
+  /// loop_config's block_dim: a constant between 1 and 1024.
+  std::optional<unsigned> checkLoopConfig(const clang::CallExpr *Call);
+
+private:
+  clang::ASTContext &Ctx;
+  SourceInfo &Src;
+  DiagEngine &Diags;
+};
+
+} // namespace qdc::frontend
+
+#endif // QDC_LIB_FRONTEND_SEMA_H
