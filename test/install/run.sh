@@ -2,7 +2,10 @@
 # Installs qdc from a build tree into a fresh prefix, builds a separate CMake
 # project against it with find_package(qdc) and qdc_add_kernels, runs it,
 # then checks that touching a header one .qd includes rebuilds exactly that
-# kernel's object.
+# kernel's object. Last, moves the prefix to another folder and builds and
+# runs the project again with the moved qdc, through CMake and by hand: an
+# installed qdc finds its headers and tools at run time, never at paths of
+# the build tree.
 #
 #   test/install/run.sh <qdc-build-dir> <scratch-dir>
 set -euo pipefail
@@ -34,4 +37,30 @@ if echo "$plan" | grep -q 'qdc scale.qd'; then
 fi
 ninja -C "$work/build" >/dev/null
 QD_ARCH=cpu LD_LIBRARY_PATH="$work/prefix/lib" "$work/build/app"
+
+# The prefix, moved.
+build_tree=$(cd "$build" && pwd)
+source_tree=$(cd "$here/../.." && pwd)
+mv "$work/prefix" "$work/moved"
+moved=$work/moved
+for f in "$moved/bin/qdc" "$moved"/lib/libqdrt*; do
+  if grep -q -a -e "$build_tree" -e "$source_tree" "$f"; then
+    echo "FAIL: $f names the build or source tree"; exit 1
+  fi
+done
+if [ "$("$moved/bin/qdc" --print-include-dir)" != "$moved/include" ]; then
+  echo "FAIL: the moved qdc looks for its headers elsewhere"; exit 1
+fi
+cmake -S "$work/src" -B "$work/build-moved" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$moved" >/dev/null
+ninja -C "$work/build-moved" >/dev/null
+QD_ARCH=cpu LD_LIBRARY_PATH="$moved/lib" "$work/build-moved/app"
+mkdir -p "$work/by-hand"
+(cd "$work/src" && "$moved/bin/qdc" fill.qd -o "$work/by-hand/fill.o" --offload-arch=sm_80,gfx90a \
+  && "$moved/bin/qdc" scale.qd -o "$work/by-hand/scale.o")
+c++ -std=c++17 -I "$moved/include" -I "$work/by-hand" "$work/src/main.cpp" \
+  "$work/by-hand/fill.o" "$work/by-hand/scale.o" -L "$moved/lib" -lqdrt \
+  -o "$work/by-hand/app"
+QD_ARCH=cpu LD_LIBRARY_PATH="$moved/lib" "$work/by-hand/app"
+echo "moved prefix: ok"
 echo "install tree: ok"
