@@ -27,6 +27,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
@@ -60,15 +61,19 @@ public:
   TempFile(const TempFile &) = delete;
   TempFile &operator=(const TempFile &) = delete;
   ~TempFile() {
-    if (!Path.empty())
-      llvm::sys::fs::remove(Path);
+    if (Path.empty())
+      return;
+    llvm::sys::fs::remove(Path);
+    llvm::sys::DontRemoveFileOnSignal(Path);
   }
 
-  /// Creates a fresh file `qdc-*.<Ext>` in the temporary folder.
+  /// Creates a fresh file `qdc-*.<Ext>` in the temporary folder ($TMPDIR,
+  /// else /tmp), removed also when qdc is interrupted or crashes.
   llvm::Error create(const char *Ext) {
     if (std::error_code EC =
             llvm::sys::fs::createTemporaryFile("qdc", Ext, Path))
       return makeError("cannot create a temporary file: " + EC.message());
+    llvm::sys::RemoveFileOnSignal(Path);
     return llvm::Error::success();
   }
   /// The contents a tool wrote; What names them in the error.

@@ -65,6 +65,17 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
     return reportError("no input file");
   if (llvm::Error E = checkInput(Opts.InputFile))
     return reportError(llvm::toString(std::move(E)));
+  // Where every output goes, checked before any work: no output may name
+  // the input or another output.
+  OutputPaths Paths;
+  if (!Opts.SyntaxOnly) {
+    llvm::Expected<OutputPaths> P = getOutputPaths(Opts);
+    if (!P)
+      return reportError(llvm::toString(P.takeError()));
+    Paths = std::move(*P);
+    if (llvm::Error E = checkOutputPaths(Opts.InputFile, Paths.list()))
+      return reportError(llvm::toString(std::move(E)));
+  }
 
   FrontendOptions FOpts;
   FOpts.InputFile = Opts.InputFile;
@@ -95,8 +106,10 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
       kir::printStreamPlanDot(*M, OS);
     else
       kir::printStreamPlan(*M, OS);
-    return writeOutput(Opts.OutputFile.empty() ? "-" : Opts.OutputFile,
-                       OS.str());
+    OutputSet Set;
+    Set.add(Paths.Main, std::move(Text));
+    addDepfile(Set, Opts, Paths, Session.getDependencies());
+    return Set.commit();
   }
-  return writeOutputs(Opts, *M, Tools, Session.getDependencies());
+  return writeOutputs(Opts, Paths, *M, Tools, Session.getDependencies());
 }

@@ -18,21 +18,27 @@
 
 using namespace qdc;
 
+/// Path escaped for a Make rule; IsTarget also escapes ':', which ends a
+/// target.
+static std::string escapeForMake(llvm::StringRef Path, bool IsTarget) {
+  std::string Out;
+  for (char C : Path) {
+    if (C == ' ' || C == '#' || (IsTarget && C == ':'))
+      Out += '\\';
+    else if (C == '$')
+      Out += '$';
+    Out += C;
+  }
+  return Out;
+}
+
 /// A Make rule: Target depends on every file in Deps.
 static std::string makeDepfile(const std::string &Target,
                                const std::vector<std::string> &Deps) {
   auto Escape = [](llvm::StringRef Path) {
-    std::string Out;
-    for (char C : Path) {
-      if (C == ' ' || C == '#')
-        Out += '\\';
-      else if (C == '$')
-        Out += '$';
-      Out += C;
-    }
-    return Out;
+    return escapeForMake(Path, /*IsTarget=*/false);
   };
-  std::string Rule = Escape(Target) + ":";
+  std::string Rule = escapeForMake(Target, /*IsTarget=*/true) + ":";
   for (const std::string &D : Deps)
     Rule += " \\\n  " + Escape(D);
   return Rule + "\n";
@@ -56,21 +62,18 @@ static CodeGenStage getStage(EmitKind Emit) {
 }
 
 /// What must hold of the options before any work is done; 0 when it does.
-static int checkRequest(const DriverOptions &Opts, const std::string &Object) {
-  if (Opts.Emit == EmitKind::HSACO) {
-    size_t NumAmd = llvm::count_if(Opts.OffloadArchs, [](const std::string &A) {
-      return getDialectForArch(A) == DeviceDialect::Hip;
-    });
-    if (NumAmd == 0)
-      return reportError("--emit=hsaco needs an AMD GPU in --offload-arch, "
-                         "e.g. --offload-arch=gfx90a");
-    if (NumAmd > 1)
-      return reportError(
-          "--emit=hsaco writes one code object; give one gfx arch");
-  }
-  if (Opts.Emit == EmitKind::Object && Object == "-")
-    return reportError("an object cannot go to standard output; name it "
-                       "with -o <file>");
+static int checkRequest(const DriverOptions &Opts) {
+  if (Opts.Emit != EmitKind::HSACO)
+    return 0;
+  size_t NumAmd = llvm::count_if(Opts.OffloadArchs, [](const std::string &A) {
+    return getDialectForArch(A) == DeviceDialect::Hip;
+  });
+  if (NumAmd == 0)
+    return reportError("--emit=hsaco needs an AMD GPU in --offload-arch, "
+                       "e.g. --offload-arch=gfx90a");
+  if (NumAmd > 1)
+    return reportError(
+        "--emit=hsaco writes one code object; give one gfx arch");
   return 0;
 }
 
@@ -109,37 +112,71 @@ static std::string getEmittedText(const DriverOptions &Opts,
   }
 }
 
-/// The header's path: -H, else `<stem>.qd.h` beside the object.
-static std::string getHeaderPath(const DriverOptions &Opts,
-                                 const std::string &Object) {
-  if (!Opts.HeaderFile.empty())
-    return Opts.HeaderFile;
-  llvm::SmallString<256> Path(llvm::sys::path::parent_path(Object));
-  llvm::sys::path::append(Path,
-                          llvm::sys::path::stem(Opts.InputFile) + ".qd.h");
-  return std::string(Path);
+static llvm::Error makeError(const llvm::Twine &Msg) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
 
-/// The depfile's path: -MF, else the object's with `.d`.
-static std::string getDepfilePath(const DriverOptions &Opts,
-                                  const std::string &Object) {
-  if (!Opts.DepfilePath.empty())
-    return Opts.DepfilePath;
-  llvm::SmallString<256> Path(Object);
-  llvm::sys::path::replace_extension(Path, ".d");
-  return std::string(Path);
+std::vector<std::pair<std::string, std::string>> OutputPaths::list() const {
+  std::vector<std::pair<std::string, std::string>> Out;
+  if (!Main.empty())
+    Out.push_back({"-o", Main});
+  if (!Header.empty())
+    Out.push_back({"-H", Header});
+  if (!Depfile.empty())
+    Out.push_back({"-MF", Depfile});
+  return Out;
 }
 
-int qdc::writeOutputs(const DriverOptions &Opts, const kir::Module &M,
-                      const Toolchain &Tools,
+llvm::Expected<OutputPaths> qdc::getOutputPaths(const DriverOptions &Opts) {
+  OutputPaths P;
+  llvm::StringRef Stem = llvm::sys::path::stem(Opts.InputFile);
+  if (Opts.Emit == EmitKind::Object) {
+    P.Main = Opts.OutputFile.empty() ? (Stem + ".o").str() : Opts.OutputFile;
+    if (P.Main == "-")
+      return makeError("an object cannot go to standard output; name it "
+                       "with -o <file>");
+    // The header: -H, else `<stem>.qd.h` beside the object.
+    P.Header = Opts.HeaderFile;
+    if (P.Header.empty()) {
+      llvm::SmallString<256> Path(llvm::sys::path::parent_path(P.Main));
+      llvm::sys::path::append(Path, Stem + ".qd.h");
+      P.Header = std::string(Path);
+    }
+  } else {
+    P.Main = Opts.OutputFile.empty() ? "-" : Opts.OutputFile;
+  }
+  if (!Opts.WriteDepfile)
+    return P;
+  // The depfile: -MF, else the main output's name with `.d`.
+  P.Depfile = Opts.DepfilePath;
+  if (P.Depfile.empty()) {
+    if (P.Main == "-")
+      return makeError("-MD needs -MF <file> when the output goes to "
+                       "standard output");
+    llvm::SmallString<256> Path(P.Main);
+    llvm::sys::path::replace_extension(Path, ".d");
+    P.Depfile = std::string(Path);
+  }
+  return P;
+}
+
+void qdc::addDepfile(OutputSet &Set, const DriverOptions &Opts,
+                     const OutputPaths &Paths,
+                     const std::vector<std::string> &Dependencies) {
+  if (Paths.Depfile.empty())
+    return;
+  std::string Target =
+      Opts.DepfileTarget.empty() ? Paths.Main : Opts.DepfileTarget;
+  if (Target == "-")
+    Target = Opts.InputFile;
+  Set.add(Paths.Depfile, makeDepfile(Target, Dependencies));
+}
+
+int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
+                      const kir::Module &M, const Toolchain &Tools,
                       const std::vector<std::string> &Dependencies) {
-  std::string Object =
-      Opts.OutputFile.empty()
-          ? (llvm::sys::path::stem(Opts.InputFile) + ".o").str()
-          : Opts.OutputFile;
-  if (int RC = checkRequest(Opts, Object))
+  if (int RC = checkRequest(Opts))
     return RC;
-
   CodeGenOptions CG;
   CG.InputPath = Opts.InputFile;
   CG.Namespace = getGeneratedNamespace(Opts.InputFile, Opts.Namespace);
@@ -149,17 +186,14 @@ int qdc::writeOutputs(const DriverOptions &Opts, const kir::Module &M,
   if (!A)
     return reportError(llvm::toString(A.takeError()));
 
-  if (Opts.Emit != EmitKind::Object)
-    return writeOutput(Opts.OutputFile.empty() ? "-" : Opts.OutputFile,
-                       getEmittedText(Opts, *A));
-  if (int RC = writeOutput(getHeaderPath(Opts, Object), A->Header))
-    return RC;
-  if (int RC = writeOutput(Object, A->Object))
-    return RC;
-  if (!Opts.WriteDepfile)
-    return 0;
-  return writeOutput(
-      getDepfilePath(Opts, Object),
-      makeDepfile(Opts.DepfileTarget.empty() ? Object : Opts.DepfileTarget,
-                  Dependencies));
+  // Every file is ready: they are written together.
+  OutputSet Set;
+  if (Opts.Emit == EmitKind::Object) {
+    Set.add(Paths.Header, std::move(A->Header));
+    Set.add(Paths.Main, std::move(A->Object));
+  } else {
+    Set.add(Paths.Main, getEmittedText(Opts, *A));
+  }
+  addDepfile(Set, Opts, Paths, Dependencies);
+  return Set.commit();
 }

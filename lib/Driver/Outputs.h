@@ -7,6 +7,8 @@
 #ifndef QDC_LIB_DRIVER_OUTPUTS_H
 #define QDC_LIB_DRIVER_OUTPUTS_H
 
+#include "Output.h"
+
 #include "qdc/Driver/Options.h"
 #include "qdc/KIR/Kernel.h"
 #include "qdc/Toolchain/Toolchain.h"
@@ -16,11 +18,30 @@
 
 namespace qdc {
 
+/// The files a run writes; an empty path is not written.
+struct OutputPaths {
+  std::string Main;    ///< the object or the --emit text ("-": stdout)
+  std::string Header;  ///< with the object
+  std::string Depfile; ///< -MD
+  /// (option, path) of each file, for checkOutputPaths.
+  std::vector<std::pair<std::string, std::string>> list() const;
+};
+
+/// Where Opts sends each output; an error when it cannot say (an object to
+/// standard output, a depfile with no name).
+llvm::Expected<OutputPaths> getOutputPaths(const DriverOptions &Opts);
+
+/// Adds the depfile, when asked for, to Set: a Make rule for the main
+/// output (or -MT) naming every file in Dependencies.
+void addDepfile(OutputSet &Set, const DriverOptions &Opts,
+                const OutputPaths &Paths,
+                const std::vector<std::string> &Dependencies);
+
 /// Runs code generation as far as Opts.Emit needs and writes what it asks
-/// for (not the KIR and stream-plan dumps). Dependencies lists every file
-/// the input read, for the depfile. Returns the exit code.
-int writeOutputs(const DriverOptions &Opts, const kir::Module &M,
-                 const Toolchain &Tools,
+/// for (not the KIR and stream-plan dumps) to Paths. Dependencies lists
+/// every file the input read, for the depfile. Returns the exit code.
+int writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
+                 const kir::Module &M, const Toolchain &Tools,
                  const std::vector<std::string> &Dependencies);
 
 } // namespace qdc
