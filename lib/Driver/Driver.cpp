@@ -18,8 +18,14 @@
 #include "qdc/Transforms/Passes.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/thread.h"
+
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
 
 using namespace qdc;
 
@@ -42,7 +48,8 @@ static llvm::Error checkInput(llvm::StringRef Path) {
   return llvm::Error::success();
 }
 
-int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
+/// The pipeline, on the thread runDriver makes.
+static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   llvm::Expected<std::optional<DriverOptions>> Parsed =
       parseOptions(Args, llvm::outs());
   if (!Parsed)
@@ -112,4 +119,63 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
     return Set.commit();
   }
   return writeOutputs(Opts, Paths, *M, Tools, Session.getDependencies());
+}
+
+namespace {
+/// The lowest address of the pipeline thread's stack, for onSegv.
+char *StackLow = nullptr;
+struct sigaction PreviousSegv;
+
+/// Input nested beyond even a deep stack (Clang's parser recurses over
+/// nested unary operators without a limit) faults just below the stack:
+/// that is reported as an error, temporaries are removed, and qdc exits 1.
+/// Any other fault goes to the handler before this one (LLVM's stack trace).
+void onSegv(int, siginfo_t *Info, void *) {
+  auto *Addr = static_cast<char *>(Info->si_addr);
+  constexpr long Margin = 1 << 20;
+  if (StackLow && Addr >= StackLow - Margin && Addr < StackLow + Margin) {
+    static const char Msg[] = "qdc: error: the input nests too deeply: the "
+                              "compiler ran out of stack\n";
+    (void)!write(STDERR_FILENO, Msg, sizeof(Msg) - 1);
+    llvm::sys::RunInterruptHandlers();
+    _exit(1);
+  }
+  sigaction(SIGSEGV, &PreviousSegv, nullptr); // the fault repeats there
+}
+
+/// On the pipeline thread: an alternate stack for onSegv, and onSegv.
+void guardStack() {
+  pthread_attr_t Attr;
+  void *Low = nullptr;
+  size_t Size = 0;
+  if (pthread_getattr_np(pthread_self(), &Attr) == 0) {
+    pthread_attr_getstack(&Attr, &Low, &Size);
+    pthread_attr_destroy(&Attr);
+  }
+  StackLow = static_cast<char *>(Low);
+  static char AltStack[1 << 16];
+  stack_t SS = {};
+  SS.ss_sp = AltStack;
+  SS.ss_size = sizeof(AltStack);
+  sigaltstack(&SS, nullptr);
+  struct sigaction Action = {};
+  Action.sa_sigaction = onSegv;
+  Action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&Action.sa_mask);
+  sigaction(SIGSEGV, &Action, &PreviousSegv);
+}
+} // namespace
+
+int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
+  // Clang and qdc recurse over the AST: deeply nested input needs a deep
+  // stack, as clang's own driver gives its compiler; qdc's own walks are
+  // bounded, and what still exhausts it is an error (onSegv).
+  constexpr unsigned StackSize = 1u << 30;
+  int RC = 1;
+  llvm::thread Worker(std::optional<unsigned>(StackSize), [&] {
+    guardStack();
+    RC = runPipelineOnArgs(Args);
+  });
+  Worker.join();
+  return RC;
 }

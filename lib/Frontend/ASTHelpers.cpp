@@ -13,8 +13,8 @@
 
 using namespace qdc;
 using clang::dyn_cast;
-using clang::isa;
 using clang::dyn_cast_or_null;
+using clang::isa;
 
 namespace qdc::frontend {
 

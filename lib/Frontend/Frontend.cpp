@@ -20,6 +20,7 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
+#include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -46,6 +47,41 @@ private:
   std::optional<kir::Module> &Out;
 };
 
+/// Refuses `#line` numbers of 2^31 and more (C's limit; Clang only warns
+/// with -pedantic): Clang's printer cannot show a source line numbered near
+/// 2^32 and writes padding without end. The error is reported at the
+/// directive, and every later diagnostic is suppressed, so none is printed
+/// at such a line.
+class LineNumberGuard : public clang::PPCallbacks {
+public:
+  LineNumberGuard(clang::SourceManager &SM, clang::DiagnosticsEngine &Engine,
+                  DiagEngine &Diags)
+      : SM(SM), Engine(Engine), Diags(Diags) {}
+
+  void FileChanged(clang::SourceLocation Loc, FileChangeReason Reason,
+                   clang::SrcMgr::CharacteristicKind, clang::FileID) override {
+    if (Reason != RenameFile || Loc.isInvalid() || Loc.isMacroID())
+      return;
+    clang::PresumedLoc P = SM.getPresumedLoc(Loc);
+    if (P.isInvalid() || P.getLine() <= 2147483647u)
+      return;
+    // The directive ends just before Loc, under the old numbering.
+    clang::SourceLocation Directive = Loc.getLocWithOffset(-1);
+    clang::OptionalFileEntryRef FE =
+        SM.getFileEntryRefForID(SM.getFileID(Directive));
+    SourceLoc At{FE ? FE->getName().str() : std::string(),
+                 SM.getSpellingLineNumber(Directive), 1};
+    Diags.report(DiagID::err_line_number_too_large, At)
+        << std::to_string(P.getLine());
+    Engine.setSuppressAllDiagnostics(true);
+  }
+
+private:
+  clang::SourceManager &SM;
+  clang::DiagnosticsEngine &Engine;
+  DiagEngine &Diags;
+};
+
 class KIRAction : public clang::ASTFrontendAction {
 public:
   KIRAction(ClangDiagSink &Sink, DiagEngine &Diags,
@@ -56,6 +92,8 @@ protected:
   std::unique_ptr<clang::ASTConsumer>
   CreateASTConsumer(clang::CompilerInstance &CI, llvm::StringRef) override {
     Sink.setSourceManager(&CI.getSourceManager());
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<LineNumberGuard>(
+        CI.getSourceManager(), CI.getDiagnostics(), Diags));
     return std::make_unique<KIRConsumer>(CI, Diags, Out);
   }
 

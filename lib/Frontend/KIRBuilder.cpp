@@ -290,9 +290,13 @@ private:
   }
 
   bool isParamDerived(const clang::Stmt *S,
-                      llvm::SmallVectorImpl<const clang::VarDecl *> &Deps) {
+                      llvm::SmallVectorImpl<const clang::VarDecl *> &Deps,
+                      unsigned Depth = 0) {
     if (!S)
       return true;
+    if (Depth > Sema::MaxNesting)
+      return false; // walk() reports it
+
     if (const auto *Ref = dyn_cast<clang::DeclRefExpr>(S)) {
       const clang::ValueDecl *D = Ref->getDecl();
       if (isa<clang::ParmVarDecl>(D) || isa<clang::FunctionDecl>(D) ||
@@ -320,7 +324,7 @@ private:
       if (!isPureCallee(Call->getDirectCallee()))
         return false;
     for (const clang::Stmt *Child : S->children())
-      if (!isParamDerived(Child, Deps))
+      if (!isParamDerived(Child, Deps, Depth + 1))
         return false;
     return true;
   }
@@ -370,8 +374,8 @@ private:
   /// earlier locals and blocks that are not at the top level. Context says
   /// what the current node is inside of, for the message.
   void walk(const clang::Stmt *S, unsigned ItemId, llvm::StringRef Context,
-            const clang::Stmt *Parent) {
-    if (!S)
+            const clang::Stmt *Parent, unsigned Depth = 0) {
+    if (!S || !Rules.checkNesting(S, Depth))
       return;
     if (isStreamParallelBlock(S) && !Context.empty())
       K.StrayBlocks.push_back({Src.getLoc(S->getBeginLoc()), Context.str()});
@@ -396,7 +400,7 @@ private:
     // A parenthesis does not change how its operand is used.
     const clang::Stmt *ChildParent = isa<clang::ParenExpr>(S) ? Parent : S;
     for (const clang::Stmt *Child : S->children())
-      walk(Child, ItemId, Inner, ChildParent);
+      walk(Child, ItemId, Inner, ChildParent, Depth + 1);
   }
 
   void noteLocalUse(const clang::DeclRefExpr *Ref, unsigned ItemId,
@@ -433,14 +437,14 @@ private:
 //===----------------------------------------------------------------------===//
 
 /// Collects every QD_STREAM_PARALLEL block below a statement.
-void findBlocks(const clang::Stmt *S, SourceInfo &Src,
-                std::vector<SourceLoc> &Out) {
-  if (!S)
+void findBlocks(const clang::Stmt *S, SourceInfo &Src, Sema &Rules,
+                std::vector<SourceLoc> &Out, unsigned Depth = 0) {
+  if (!S || !Rules.checkNesting(S, Depth))
     return;
   if (isStreamParallelBlock(S))
     Out.push_back(Src.getLoc(S->getBeginLoc()));
   for (const clang::Stmt *Child : S->children())
-    findBlocks(Child, Src, Out);
+    findBlocks(Child, Src, Rules, Out, Depth + 1);
 }
 
 class ModuleVisitor : public clang::RecursiveASTVisitor<ModuleVisitor> {
@@ -462,7 +466,7 @@ public:
     F.Name = FD->getQualifiedNameAsString();
     F.Loc = Src.getLoc(FD->getLocation());
     F.IsDevice = hasAnnotation(FD, "qd.func");
-    findBlocks(FD->getBody(), Src, F.StreamParallelBlocks);
+    findBlocks(FD->getBody(), Src, Rules, F.StreamParallelBlocks);
     if (F.IsDevice || !F.StreamParallelBlocks.empty())
       M.Functions.push_back(std::move(F));
     return true;

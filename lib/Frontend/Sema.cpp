@@ -87,3 +87,13 @@ std::optional<unsigned> Sema::checkLoopConfig(const clang::CallExpr *Call) {
   }
   return static_cast<unsigned>(*Value);
 }
+
+bool Sema::checkNesting(const clang::Stmt *S, unsigned Depth) {
+  if (Depth <= MaxNesting)
+    return true;
+  if (!ReportedNesting)
+    Diags.report(DiagID::err_nesting_too_deep, Src.getLoc(S->getBeginLoc()))
+        << std::to_string(MaxNesting);
+  ReportedNesting = true;
+  return false;
+}

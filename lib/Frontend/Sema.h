@@ -37,11 +37,17 @@ public:
                          llvm::StringRef Kernel);
   /// loop_config's block_dim: a constant between 1 and 1024.
   std::optional<unsigned> checkLoopConfig(const clang::CallExpr *Call);
+  /// qdc's own walks over the AST stop at MaxNesting levels: false (and an
+  /// error, the first time) when S, at Depth, is deeper.
+  bool checkNesting(const clang::Stmt *S, unsigned Depth);
+
+  static constexpr unsigned MaxNesting = 200000;
 
 private:
   clang::ASTContext &Ctx;
   SourceInfo &Src;
   DiagEngine &Diags;
+  bool ReportedNesting = false;
 };
 
 } // namespace qdc::frontend

@@ -1,0 +1,62 @@
+"""Deeply nested and oddly numbered inputs through the whole compile: each
+ends in time with an object or a located error, never a crash or a hang.
+
+usage: deep.py <qdc> <workdir>
+Prints one line per case and `<n> failed` last.
+"""
+import os
+import subprocess
+import sys
+
+HEADER = "#include <qd/qd.h>\nqd::field<int, 4> f;\n"
+
+
+def kernel(body):
+    return HEADER + "QD_KERNEL void k() {\n" + body + "}\n"
+
+
+def loop(expr):
+    return kernel("  for (int i : qd::range(4)) f[i] = " + expr + ";\n")
+
+
+CASES = [
+    # name, source, expected exit code, text stderr must hold
+    ("minus5k", loop("- " * 5000 + "1"), 0, ""),
+    ("sum100k", loop("+".join(["1"] * 100000)), 0, ""),
+    ("ifelse10k", kernel("  for (int i : qd::range(4)) {\n    if (i == 0) f[i] = 1;\n"
+                         + "    else if (i == 0) f[i] = 1;\n" * 10000 + "  }\n"), 0, ""),
+    ("sum250k", loop("+".join(["1"] * 250000)), 1,
+     "deep.sum250k.qd:4:37: error: code nested more than 200000 levels deep"),
+    ("minus400k", loop("- " * 400000 + "1"), 1,
+     "qdc: error: the input nests too deeply: the compiler ran out of stack"),
+    ("macro", HEADER + "#define P(x) (x)\n" + "int v = " + "P(" * 3000 + "1" + ")" * 3000 + ";\n",
+     1, "error:"),
+    ("line", HEADER + "int a = 1;\n#line 4294967295\nint x = ;\n", 1,
+     "deep.line.qd:4:1: error: '#line' number 4294967295 is too large"),
+    ("linemarker", HEADER + '# 4294967294 "other.h"\nint x = ;\n', 1,
+     "deep.linemarker.qd:3:1: error: '#line' number 4294967294 is too large"),
+]
+
+
+def main():
+    qdc, work = sys.argv[1], sys.argv[2]
+    os.makedirs(work, exist_ok=True)
+    failed = 0
+    for name, source, expect, text in CASES:
+        path = os.path.join(work, f"deep.{name}.qd")
+        with open(path, "w") as f:
+            f.write(source)
+        try:
+            p = subprocess.run([qdc, path, "-o", os.path.join(work, name + ".o")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+            err = p.stderr.decode("utf-8", "replace")
+            ok = p.returncode == expect and text in err and "Stack dump" not in err
+            why = f"exit {p.returncode}: {err[-400:]}"
+        except subprocess.TimeoutExpired:
+            ok, why = False, "no result after 120 s"
+        print(("ok " if ok else "FAIL ") + name + ("" if ok else ": " + why))
+        failed += not ok
+    print(f"{failed} failed")
+
+
+main()
