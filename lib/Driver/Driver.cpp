@@ -19,6 +19,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Signals.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/thread.h"
 
 #include "llvm/Support/Path.h"
@@ -29,8 +30,12 @@
 
 using namespace qdc;
 
-/// Checks that the input can be read; the message names the file.
-static llvm::Error checkInput(llvm::StringRef Path) {
+/// The largest input qdc reads.
+constexpr uint64_t MaxInputBytes = 64u << 20;
+
+/// Reads the input once (it may be a FIFO), at most MaxInputBytes; the
+/// message names the file.
+static llvm::Expected<std::string> readInput(llvm::StringRef Path) {
   auto Err = [&](const llvm::Twine &Why) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    Why + ": '" + Path + "'");
@@ -44,8 +49,34 @@ static llvm::Error checkInput(llvm::StringRef Path) {
       llvm::sys::fs::openNativeFileForRead(Path);
   if (!F)
     return Err("cannot read input (" + llvm::toString(F.takeError()) + ")");
+  std::string Text;
+  char Chunk[1 << 16];
+  while (Text.size() <= MaxInputBytes) {
+    llvm::Expected<size_t> N = llvm::sys::fs::readNativeFile(*F, Chunk);
+    if (!N) {
+      llvm::sys::fs::closeFile(*F);
+      return Err("cannot read input (" + llvm::toString(N.takeError()) + ")");
+    }
+    if (*N == 0)
+      break;
+    Text.append(Chunk, *N);
+  }
   llvm::sys::fs::closeFile(*F);
-  return llvm::Error::success();
+  if (Text.size() > MaxInputBytes)
+    return Err("input is larger than 64 MiB");
+  return Text;
+}
+
+/// A UTF-16 byte-order mark: Clang reads UTF-8 only and would stop with no
+/// position. Reported at the file's first byte.
+static bool checkEncoding(llvm::StringRef Path, llvm::StringRef Text) {
+  if (!Text.starts_with("\xFF\xFE") && !Text.starts_with("\xFE\xFF"))
+    return true;
+  llvm::WithColor(llvm::errs(), llvm::HighlightColor::Error)
+      << Path << ":1:1: error: ";
+  llvm::errs() << "the file is UTF-16 (it starts with a UTF-16 byte-order "
+                  "mark); qdc reads UTF-8\n";
+  return false;
 }
 
 /// The pipeline, on the thread runDriver makes.
@@ -70,8 +101,11 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   }
   if (Opts.InputFile.empty())
     return reportError("no input file");
-  if (llvm::Error E = checkInput(Opts.InputFile))
-    return reportError(llvm::toString(std::move(E)));
+  llvm::Expected<std::string> Input = readInput(Opts.InputFile);
+  if (!Input)
+    return reportError(llvm::toString(Input.takeError()));
+  if (!checkEncoding(Opts.InputFile, *Input))
+    return 1;
   // Where every output goes, checked before any work: no output may name
   // the input or another output.
   OutputPaths Paths;
@@ -86,6 +120,7 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
 
   FrontendOptions FOpts;
   FOpts.InputFile = Opts.InputFile;
+  FOpts.InputText = std::move(*Input);
   FOpts.Tools = &Tools;
   FrontendSession Session(std::move(FOpts));
   std::optional<kir::Module> M = Session.parse();

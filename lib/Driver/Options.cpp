@@ -13,6 +13,8 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/Allocator.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/StringSaver.h"
 
 #include <CLI/CLI.hpp>
@@ -152,12 +154,77 @@ std::string qdc::getHelpText() {
   return P.App.help();
 }
 
+/// The most response files one command line may read, and their size.
+constexpr unsigned MaxResponseFiles = 64;
+constexpr uint64_t MaxResponseFileBytes = 1 << 20;
+
+/// Replaces each `@file` by the arguments in it (GNU quoting), nested ones
+/// too. A file that is missing, not a regular file or too large is an
+/// error, as is a chain of more than MaxResponseFiles.
+static llvm::Error
+expandResponseFiles(llvm::SmallVectorImpl<const char *> &Argv,
+                    llvm::StringSaver &Saver) {
+  unsigned Expanded = 0;
+  for (size_t I = 1; I < Argv.size();) {
+    llvm::StringRef Arg = Argv[I];
+    if (!Arg.starts_with("@") || Arg.size() == 1) {
+      ++I;
+      continue;
+    }
+    llvm::StringRef Path = Arg.drop_front();
+    auto Fail = [&](const llvm::Twine &Why) {
+      return makeError("response file '" + Path + "' " + Why);
+    };
+    if (++Expanded > MaxResponseFiles)
+      return makeError("more than " + llvm::Twine(MaxResponseFiles) +
+                       " response files; does '" + Path + "' include itself?");
+    llvm::sys::fs::file_status Status;
+    if (llvm::sys::fs::status(Path, Status) || !llvm::sys::fs::exists(Status))
+      return Fail("does not exist");
+    if (llvm::sys::fs::is_directory(Status))
+      return Fail("is a directory");
+    if (!llvm::sys::fs::is_regular_file(Status))
+      return Fail("is not a regular file");
+    if (Status.getSize() > MaxResponseFileBytes)
+      return Fail("is larger than 1 MiB");
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Text =
+        llvm::MemoryBuffer::getFile(Path);
+    if (!Text)
+      return Fail("cannot be read: " + Text.getError().message());
+    llvm::SmallVector<const char *, 16> Tokens;
+    llvm::cl::TokenizeGNUCommandLine((*Text)->getBuffer(), Saver, Tokens);
+    Argv.erase(Argv.begin() + I);
+    Argv.insert(Argv.begin() + I, Tokens.begin(), Tokens.end());
+  }
+  return llvm::Error::success();
+}
+
+/// Options whose value is empty or missing, which CLI11 would take the next
+/// argument for or pass on as an input.
+static llvm::Error checkValues(llvm::ArrayRef<const char *> Argv) {
+  for (size_t I = 1; I < Argv.size(); ++I) {
+    llvm::StringRef Arg = Argv[I];
+    llvm::StringRef Next = I + 1 < Argv.size() ? Argv[I + 1] : "";
+    if (Arg == "-std=" || Arg == "--std=")
+      return makeError("-std= needs a language standard, e.g. -std=c++20");
+    if (Arg == "--offload-arch=" || (Arg == "--offload-arch" && Next.empty()))
+      return makeError("--offload-arch needs a GPU architecture, e.g. "
+                       "--offload-arch=sm_80");
+    if (Arg == "-D" ? Next.empty() || Next.starts_with("=")
+                    : Arg.starts_with("-D="))
+      return makeError("-D needs a macro name, e.g. -D NAME=VALUE");
+  }
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::optional<DriverOptions>>
 qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
   llvm::BumpPtrAllocator Alloc;
+  llvm::StringSaver Saver(Alloc);
   llvm::SmallVector<const char *, 32> Argv(Args.begin(), Args.end());
-  llvm::cl::ExpansionContext Expander(Alloc, llvm::cl::TokenizeGNUCommandLine);
-  if (llvm::Error E = Expander.expandResponseFiles(Argv))
+  if (llvm::Error E = expandResponseFiles(Argv, Saver))
+    return E;
+  if (llvm::Error E = checkValues(Argv))
     return E;
 
   std::vector<std::string> Normalized;

@@ -22,7 +22,9 @@
 #include "clang/Frontend/Utils.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
+#include "clang/Lex/PreprocessorOptions.h"
 
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace qdc;
@@ -142,6 +144,11 @@ struct FrontendSession::Impl {
         createCompilerInvocation(Args, *ArgDiags);
     if (!Inv)
       return false;
+    // Clang reads the input from memory: it is read exactly once.
+    Inv->getPreprocessorOpts().addRemappedFile(
+        Opts.InputFile,
+        llvm::MemoryBuffer::getMemBufferCopy(Opts.InputText, Opts.InputFile)
+            .release());
     CI.setInvocation(std::move(Inv));
     CI.createDiagnostics();
     Sink = std::make_unique<ClangDiagSink>(CI.getDiagnostics());

@@ -27,6 +27,8 @@ namespace qdc {
 
 struct FrontendOptions {
   std::string InputFile;
+  /// The input's contents, read once by the caller (the file may be a FIFO).
+  std::string InputText;
   /// Where the prelude is and the Clang arguments to parse with.
   const Toolchain *Tools = nullptr;
 };
