@@ -26,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <pthread.h>
 #include <signal.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 using namespace qdc;
@@ -165,10 +166,23 @@ struct sigaction PreviousSegv;
 /// nested unary operators without a limit) faults just below the stack:
 /// that is reported as an error, temporaries are removed, and qdc exits 1.
 /// Any other fault goes to the handler before this one (LLVM's stack trace).
-void onSegv(int, siginfo_t *Info, void *) {
+void onSegv(int, siginfo_t *Info, void *Context) {
+  // The fault is the stack's when the faulting address or the stack pointer
+  // is at (or past) the bottom of the pipeline thread's stack: a large frame
+  // can jump well past the guard page.
   auto *Addr = static_cast<char *>(Info->si_addr);
-  constexpr long Margin = 1 << 20;
-  if (StackLow && Addr >= StackLow - Margin && Addr < StackLow + Margin) {
+  char *SP = nullptr;
+  auto *UC = static_cast<ucontext_t *>(Context);
+#if defined(__x86_64__)
+  SP = reinterpret_cast<char *>(UC->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  SP = reinterpret_cast<char *>(UC->uc_mcontext.sp);
+#endif
+  constexpr long Near = 1 << 20;
+  auto AtBottom = [](char *P) {
+    return StackLow && P && P < StackLow + Near && P >= StackLow - (1L << 30);
+  };
+  if (AtBottom(Addr) || AtBottom(SP)) {
     static const char Msg[] = "qdc: error: the input nests too deeply: the "
                               "compiler ran out of stack\n";
     (void)!write(STDERR_FILENO, Msg, sizeof(Msg) - 1);
