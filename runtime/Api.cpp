@@ -11,6 +11,7 @@
 #include "Runtime.h"
 
 #include <chrono>
+#include <cstdint>
 
 using namespace qd;
 using namespace qd::rt;
@@ -168,7 +169,7 @@ static double hostNowMs() {
 
 void Event::record(const Stream &S) {
   Device &D = eventDevice(live_, generation_, "record");
-  D.recordEvent(handle_, S.handle());
+  D.recordEvent(handle_, detail::stream_handle(S, "qd::Event::record"));
   if (!D.hasStreams())
     host_ms_ = hostNowMs(); // CPU work is done when it returns
 }
@@ -176,7 +177,8 @@ void Event::record(const Stream &S) {
 void Event::record() { record(Stream()); }
 
 void Event::wait(const Stream &S) const {
-  eventDevice(live_, generation_, "wait").streamWaitEvent(S.handle(), handle_);
+  Device &D = eventDevice(live_, generation_, "wait");
+  D.streamWaitEvent(detail::stream_handle(S, "qd::Event::wait"), handle_);
 }
 
 void Event::wait() const { wait(Stream()); }
@@ -252,7 +254,73 @@ void qd::detail::copy_to_host(void *Dst, const void *Src, size_t Bytes,
     D.synchronizeStream(Stream);
 }
 
-void *qd::detail::stream_handle(const Stream &S) { return S.handle(); }
+void *qd::detail::stream_handle(const Stream &S, const char *What) {
+  if (S.live_ && !deviceOf(S.generation_))
+    throw Error(std::string(What) +
+                ": the stream belongs to a runtime that was reset");
+  return S.handle();
+}
+
+void qd::detail::check_generation(uint64_t Generation, const char *What) {
+  // 0: a default-constructed or moved-from array, which owns nothing.
+  if (Generation && Generation != currentGeneration())
+    throw Error(std::string(What) + ": the array was created before "
+                                    "qd::reset(); its memory was freed");
+}
+
+void qd::detail::check_host_pointer(const void *Host, size_t Bytes,
+                                    const char *What) {
+  if (!Host && Bytes)
+    throw Error(std::string(What) + ": the host pointer is null, with " +
+                std::to_string(Bytes) + " bytes to copy");
+}
+
+size_t qd::detail::checked_size(const int64_t *Shape, int Dims,
+                                size_t ElementBytes) {
+  bool Empty = false;
+  for (int D = 0; D < Dims; ++D) {
+    if (Shape[D] < 0)
+      throw_shape_error(static_cast<size_t>(Dims), Dims, Shape[D]);
+    Empty |= Shape[D] == 0;
+  }
+  if (Empty)
+    return 0; // however large the other extents
+  size_t Elements = 1, Bytes = 0;
+  bool Overflow = false;
+  for (int D = 0; D < Dims && !Overflow; ++D)
+    Overflow = __builtin_mul_overflow(Elements, Shape[D], &Elements);
+  Overflow = Overflow || __builtin_mul_overflow(Elements, ElementBytes, &Bytes);
+  if (!Overflow && Bytes <= static_cast<size_t>(PTRDIFF_MAX))
+    return Elements;
+  std::string Text;
+  for (int D = 0; D < Dims; ++D)
+    Text += (D ? ", " : "") + std::to_string(Shape[D]);
+  throw Error("qd::Ndarray: shape [" + Text + "] is too large: with " +
+              std::to_string(ElementBytes) +
+              "-byte elements it needs more than " +
+              std::to_string(PTRDIFF_MAX) + " bytes");
+}
+
+void qd::detail::throw_dimension_error(int D, int Dims) {
+  throw Error("qd::Ndarray::shape: no dimension " + std::to_string(D) +
+              " in a " + std::to_string(Dims) + "-dimensional array");
+}
+
+// Declared in <qd/detail/launcher.h>, which only Clang compiles.
+namespace qd::detail {
+void check_launch_array(const void *Data, const char *Kernel, const char *Param,
+                        const uint64_t *Iterations, size_t NumTasks) {
+  if (Data || !Iterations)
+    return;
+  for (size_t I = 0; I < NumTasks; ++I)
+    if (Iterations[I] > 0)
+      throw Error(std::string("kernel '") + (Kernel ? Kernel : "?") +
+                  "': argument '" + (Param ? Param : "?") +
+                  "' is an empty qd::Ndarray (default-constructed, "
+                  "moved-from or of size 0), but the kernel has iterations "
+                  "to run");
+}
+} // namespace qd::detail
 
 void qd::detail::throw_size_error(const char *What, size_t Got, size_t Want) {
   throw Error(std::string(What) + ": " + std::to_string(Got) +

@@ -10,6 +10,7 @@
 #include "Module.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -38,6 +39,12 @@ Runtime::~Runtime() {
 }
 
 void *Runtime::allocate(size_t Bytes) {
+  // No buffer is larger than pointer differences can span; backends round
+  // sizes up, which must not wrap.
+  if (Bytes > static_cast<size_t>(PTRDIFF_MAX))
+    throw qd::Error("allocate: " + std::to_string(Bytes) +
+                    " bytes is too large: more than " +
+                    std::to_string(PTRDIFF_MAX));
   void *P = D->allocate(Bytes);
   try {
     std::lock_guard<std::mutex> Lock(BuffersMutex);
@@ -85,9 +92,29 @@ LoadedModule &Runtime::load(qdrt_module &M) {
 
 namespace {
 std::mutex StartMutex;
-std::unique_ptr<Runtime> Owner;
 std::atomic<Runtime *> Current{nullptr};
 uint64_t LastGeneration = 0;
+
+/// The running runtime. At exit, Current is cleared before the runtime is
+/// destroyed, so that arrays and streams destroyed after it (globals
+/// constructed before libqdrt's) see no runtime instead of a freed one.
+struct RuntimeOwner {
+  std::unique_ptr<Runtime> R;
+  ~RuntimeOwner() { Current.store(nullptr, std::memory_order_release); }
+  explicit operator bool() const { return R != nullptr; }
+  Runtime *operator->() const { return R.get(); }
+} Owner;
+
+bool isArch(qd::Arch A) {
+  switch (A) {
+  case qd::Arch::best:
+  case qd::Arch::cuda:
+  case qd::Arch::amdgpu:
+  case qd::Arch::cpu:
+    return true;
+  }
+  return false;
+}
 
 qd::Arch archFromEnvironment() {
   const char *Env = std::getenv("QD_ARCH");
@@ -114,6 +141,9 @@ std::unique_ptr<Device> createDevice(qd::Arch A, int Ordinal) {
   case qd::Arch::best:
     break;
   }
+  if (!isArch(A))
+    throw qd::Error("qd::init: " + std::to_string(static_cast<int>(A)) +
+                    " is not a qd::Arch (best, cuda, amdgpu or cpu)");
   for (auto Try : {qd::Arch::cuda, qd::Arch::amdgpu})
     try {
       return createDevice(Try, Ordinal);
@@ -124,8 +154,8 @@ std::unique_ptr<Device> createDevice(qd::Arch A, int Ordinal) {
 }
 
 void install(std::unique_ptr<Device> D, int Ordinal) {
-  Owner = std::make_unique<Runtime>(std::move(D), Ordinal, ++LastGeneration);
-  Current.store(Owner.get(), std::memory_order_release);
+  Owner.R = std::make_unique<Runtime>(std::move(D), Ordinal, ++LastGeneration);
+  Current.store(Owner.R.get(), std::memory_order_release);
 }
 } // namespace
 
@@ -146,6 +176,9 @@ Runtime &qd::rt::current() {
 }
 
 void qd::rt::start(qd::Arch A, InitOptions Options) {
+  if (!isArch(A))
+    throw qd::Error("qd::init: " + std::to_string(static_cast<int>(A)) +
+                    " is not a qd::Arch (best, cuda, amdgpu or cpu)");
   std::lock_guard<std::mutex> Lock(StartMutex);
   qd::Arch Wanted = A == qd::Arch::best ? archFromEnvironment() : A;
   if (Owner) {
@@ -176,5 +209,5 @@ void qd::rt::startWithDevice(std::unique_ptr<Device> D) {
 void qd::rt::shutdown() {
   std::lock_guard<std::mutex> Lock(StartMutex);
   Current.store(nullptr, std::memory_order_release);
-  Owner.reset();
+  Owner.R.reset();
 }

@@ -39,6 +39,7 @@ struct InitOptions {
 /// Starts the runtime on `arch`. Calling it again with the same arch and
 /// device does nothing; with another one, it is an error until reset().
 /// A program that never calls init gets init() on its first runtime call.
+/// A value that is none of Arch's enumerators is a qd::Error.
 void init(Arch arch = Arch::best, InitOptions options = {});
 
 /// The backend the runtime runs on (initializing it if needed).
@@ -78,6 +79,7 @@ public:
 
 private:
   friend Stream create_stream();
+  friend void *detail::stream_handle(const Stream &, const char *);
   Stream(void *handle, bool owned, uint64_t generation)
       : handle_(handle), owned_(owned), generation_(generation) {}
 
@@ -135,7 +137,10 @@ Event create_event(EventOptions options = {});
 /// Milliseconds between two recorded timing events.
 float elapsed_ms(const Event &start, const Event &end);
 
-inline Launch on(const Stream &stream) { return Launch{stream.handle()}; }
+/// Launches on `stream`; a stream made before qd::reset() is a qd::Error.
+inline Launch on(const Stream &stream) {
+  return Launch{detail::stream_handle(stream, "qd::on")};
+}
 
 } // namespace qd
 

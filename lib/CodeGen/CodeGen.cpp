@@ -26,6 +26,10 @@ std::string qdc::getGeneratedNamespace(llvm::StringRef InputFile,
   return names::getNamespace(InputFile, Override);
 }
 
+llvm::Error qdc::checkGeneratedNamespace(llvm::StringRef Name) {
+  return names::checkNamespace(Name);
+}
+
 namespace {
 
 class ArtifactBuilder {

@@ -183,6 +183,14 @@ void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
          << ", " << Tk.Extents[D].End.Text << ")";
     OS << ";\n  }\n";
   }
+  // An empty array (default-constructed, moved-from) never reaches a task
+  // with iterations to run.
+  if (!K.Tasks.empty())
+    for (const Param &P : K.Params)
+      if (P.Kind == ParamKind::Ndarray)
+        OS << "  qd::detail::check_launch_array(" << names::Args << '.'
+           << P.Name << ".ptr, \"" << K.Name << "\", \"" << P.Name << "\", "
+           << names::Count << ", " << K.Tasks.size() << ");\n";
   OS << "  qd::detail::check(qdrt_launch(" << names::Module << "(), "
      << KernelIndex << ", "
      << (K.Params.empty() ? "nullptr" : "&" + names::Args.str()) << ", "

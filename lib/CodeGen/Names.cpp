@@ -6,11 +6,49 @@
 
 #include "Names.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
 using namespace qdc;
+
+/// C++20's keywords and alternative tokens: not namespace names.
+static bool isKeyword(llvm::StringRef Word) {
+  static const char *const Keywords[] = {
+      "alignas",       "alignof",     "and",
+      "and_eq",        "asm",         "auto",
+      "bitand",        "bitor",       "bool",
+      "break",         "case",        "catch",
+      "char",          "char8_t",     "char16_t",
+      "char32_t",      "class",       "compl",
+      "concept",       "const",       "consteval",
+      "constexpr",     "constinit",   "const_cast",
+      "continue",      "co_await",    "co_return",
+      "co_yield",      "decltype",    "default",
+      "delete",        "do",          "double",
+      "dynamic_cast",  "else",        "enum",
+      "explicit",      "export",      "extern",
+      "false",         "float",       "for",
+      "friend",        "goto",        "if",
+      "inline",        "int",         "long",
+      "mutable",       "namespace",   "new",
+      "noexcept",      "not",         "not_eq",
+      "nullptr",       "operator",    "or",
+      "or_eq",         "private",     "protected",
+      "public",        "register",    "reinterpret_cast",
+      "requires",      "return",      "short",
+      "signed",        "sizeof",      "static",
+      "static_assert", "static_cast", "struct",
+      "switch",        "template",    "this",
+      "thread_local",  "throw",       "true",
+      "try",           "typedef",     "typeid",
+      "typename",      "union",       "unsigned",
+      "using",         "virtual",     "void",
+      "volatile",      "wchar_t",     "while",
+      "xor",           "xor_eq"};
+  return llvm::is_contained(Keywords, Word);
+}
 
 std::string codegen::names::getNamespace(llvm::StringRef InputFile,
                                          llvm::StringRef Override) {
@@ -22,7 +60,30 @@ std::string codegen::names::getNamespace(llvm::StringRef InputFile,
       C = '_';
   if (NS.empty() || llvm::isDigit(NS[0]))
     NS = "_" + NS;
+  if (isKeyword(NS)) // class.qd
+    NS += "_";
   return NS;
+}
+
+llvm::Error codegen::names::checkNamespace(llvm::StringRef Name) {
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  Name.split(Parts, "::");
+  for (llvm::StringRef Part : Parts) {
+    std::string Why;
+    if (Part.empty())
+      Why = "a component is empty";
+    else if (!llvm::all_of(
+                 Part, [](char C) { return llvm::isAlnum(C) || C == '_'; }) ||
+             llvm::isDigit(Part[0]))
+      Why = "'" + Part.str() + "' is not an identifier";
+    else if (isKeyword(Part))
+      Why = "'" + Part.str() + "' is a C++ keyword";
+    if (!Why.empty())
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "--namespace '" + Name + "' is not a C++ namespace name: " + Why);
+  }
+  return llvm::Error::success();
 }
 
 std::string codegen::names::getMangledPrefix(llvm::StringRef Namespace) {

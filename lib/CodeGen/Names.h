@@ -12,6 +12,7 @@
 #include "qdc/KIR/Kernel.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <string>
 
@@ -53,6 +54,10 @@ inline std::string qualified(llvm::StringRef Scope, llvm::StringRef Name) {
 /// The generated namespace's name for an input file: --namespace= when
 /// given, else the file's stem made into a C++ identifier.
 std::string getNamespace(llvm::StringRef InputFile, llvm::StringRef Override);
+
+/// An error unless Name is `a` or `a::b::c`, each an ASCII identifier that
+/// is not a C++ keyword.
+llvm::Error checkNamespace(llvm::StringRef Name);
 
 /// The Itanium mangling prefix of names in Namespace ("a::b" -> "_ZN1a1b"):
 /// the host object keeps only symbols that start with it global.

@@ -11,12 +11,14 @@
 #include "qdc/Driver/Driver.h"
 #include "Output.h"
 #include "Outputs.h"
+#include "qdc/CodeGen/CodeGen.h"
 #include "qdc/Driver/Options.h"
 #include "qdc/Frontend/Frontend.h"
 #include "qdc/KIR/Printer.h"
 #include "qdc/KIR/Verifier.h"
 #include "qdc/Transforms/Passes.h"
 
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
@@ -102,6 +104,9 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   }
   if (Opts.InputFile.empty())
     return reportError("no input file");
+  if (!Opts.Namespace.empty())
+    if (llvm::Error E = checkGeneratedNamespace(Opts.Namespace))
+      return reportError(llvm::toString(std::move(E)));
   llvm::Expected<std::string> Input = readInput(Opts.InputFile);
   if (!Input)
     return reportError(llvm::toString(Input.takeError()));
@@ -215,7 +220,17 @@ void guardStack() {
 }
 } // namespace
 
+/// An LLVM fatal error (a construct a back end cannot compile) ends qdc with
+/// an error and exit code 1, its temporaries removed, not an abort with a
+/// stack dump.
+static void onFatalError(void *, const char *Reason, bool) {
+  llvm::errs() << "qdc: error: the code generator failed: " << Reason << '\n';
+  llvm::sys::RunInterruptHandlers();
+  _exit(1);
+}
+
 int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
+  llvm::install_fatal_error_handler(onFatalError);
   // Clang and qdc recurse over the AST: deeply nested input needs a deep
   // stack, as clang's own driver gives its compiler; qdc's own walks are
   // bounded, and what still exhausts it is an error (onSegv).

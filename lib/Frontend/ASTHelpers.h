@@ -84,6 +84,14 @@ public:
     return {SM.getFileOffset(C.getBegin()), SM.getFileOffset(C.getEnd())};
   }
 
+  /// Whether R is spelled in a file (possibly through macro arguments or
+  /// names), not inside a macro's body.
+  bool isSpelledInFile(clang::SourceRange R) {
+    return clang::Lexer::makeFileCharRange(
+               clang::CharSourceRange::getTokenRange(R), SM, Ctx.getLangOpts())
+        .isValid();
+  }
+
   /// The expression as the user wrote it.
   std::string getText(const clang::Expr *E) {
     clang::CharSourceRange R = clang::Lexer::makeFileCharRange(

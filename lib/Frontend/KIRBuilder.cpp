@@ -78,6 +78,9 @@ private:
   kir::Param buildParam(const clang::ParmVarDecl *P) {
     kir::Param Out;
     Out.Name = P->getNameAsString();
+    // An unnamed parameter still has a place in the argument block.
+    if (Out.Name.empty())
+      Out.Name = "qd_param" + std::to_string(P->getFunctionScopeIndex()) + "_";
     Out.Loc = Src.getLoc(P->getLocation());
     clang::QualType T = P->getType();
     Out.Spelling = T.getAsString(Ctx.getPrintingPolicy());
@@ -178,6 +181,7 @@ private:
       Out.Form = kir::LoopForm::Range;
       Out.IndexType = getTypeSpelling(LV->getType());
       Out.IndexVars.push_back(LV->getNameAsString());
+      checkBounds(FR, {Call->getArgs(), Call->getNumArgs()});
       kir::Extent E;
       if (Call->getNumArgs() == 1) {
         E.Begin = Src.getConstantBound(0);
@@ -197,6 +201,7 @@ private:
       if (!DD || DD->bindings().size() != Call->getNumArgs() ||
           Call->getNumArgs() == 0)
         return false;
+      checkBounds(FR, {Call->getArgs(), Call->getNumArgs()});
       Out.Form = kir::LoopForm::NdRange;
       Out.IndexType = "int64_t";
       for (const clang::BindingDecl *B : DD->bindings())
@@ -206,6 +211,14 @@ private:
       return true;
     }
     return false;
+  }
+
+  /// A loop produced by a macro as a whole is check-rewritable's to
+  /// report; a loop written out must have its range written out too.
+  void checkBounds(const clang::Stmt *Loop,
+                   llvm::ArrayRef<const clang::Expr *> Bounds) {
+    if (Src.isSpelledInFile(Loop->getSourceRange()))
+      Rules.checkLoopBounds(Loop, Bounds);
   }
 
   /// for (T i = b; i < e; ++i), with i++ or i += 1 also accepted.
@@ -238,6 +251,7 @@ private:
     }
     if (!StepOne)
       return false;
+    checkBounds(FS, {V->getInit(), Cond->getRHS()});
     Out.Form = kir::LoopForm::Canonical;
     Out.IndexType = getTypeSpelling(V->getType());
     Out.IndexVars.push_back(V->getNameAsString());
@@ -377,6 +391,7 @@ private:
             const clang::Stmt *Parent, unsigned Depth = 0) {
     if (!S || !Rules.checkNesting(S, Depth))
       return;
+    Rules.checkDeviceNode(S);
     if (isStreamParallelBlock(S) && !Context.empty())
       K.StrayBlocks.push_back({Src.getLoc(S->getBeginLoc()), Context.str()});
     if (const auto *Ref = dyn_cast<clang::DeclRefExpr>(S))
@@ -436,15 +451,19 @@ private:
 // The translation unit
 //===----------------------------------------------------------------------===//
 
-/// Collects every QD_STREAM_PARALLEL block below a statement.
+/// Collects every QD_STREAM_PARALLEL block below a statement; in device
+/// code (a QD_FUNC's body) also checks each node.
 void findBlocks(const clang::Stmt *S, SourceInfo &Src, Sema &Rules,
-                std::vector<SourceLoc> &Out, unsigned Depth = 0) {
+                bool IsDevice, std::vector<SourceLoc> &Out,
+                unsigned Depth = 0) {
   if (!S || !Rules.checkNesting(S, Depth))
     return;
+  if (IsDevice)
+    Rules.checkDeviceNode(S);
   if (isStreamParallelBlock(S))
     Out.push_back(Src.getLoc(S->getBeginLoc()));
   for (const clang::Stmt *Child : S->children())
-    findBlocks(Child, Src, Rules, Out, Depth + 1);
+    findBlocks(Child, Src, Rules, IsDevice, Out, Depth + 1);
 }
 
 class ModuleVisitor : public clang::RecursiveASTVisitor<ModuleVisitor> {
@@ -466,7 +485,9 @@ public:
     F.Name = FD->getQualifiedNameAsString();
     F.Loc = Src.getLoc(FD->getLocation());
     F.IsDevice = hasAnnotation(FD, "qd.func");
-    findBlocks(FD->getBody(), Src, Rules, F.StreamParallelBlocks);
+    if (F.IsDevice)
+      Rules.checkSymbolName(FD, "QD_FUNC");
+    findBlocks(FD->getBody(), Src, Rules, F.IsDevice, F.StreamParallelBlocks);
     if (F.IsDevice || !F.StreamParallelBlocks.empty())
       M.Functions.push_back(std::move(F));
     return true;

@@ -7,11 +7,75 @@
 #include "Sema.h"
 
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 using namespace qdc;
 using namespace qdc::frontend;
 using clang::isa;
+
+/// Whether Name has a byte outside ASCII.
+static bool isNonAscii(llvm::StringRef Name) {
+  return llvm::any_of(Name, [](char C) { return (unsigned char)C >= 0x80; });
+}
+
+bool Sema::checkSymbolName(const clang::NamedDecl *D, llvm::StringRef What) {
+  std::string Name = D->getNameAsString();
+  if (!isNonAscii(Name) && !isNonAscii(getScope(D->getDeclContext())))
+    return true;
+  Diags.report(DiagID::err_non_ascii_symbol, Src.getLoc(D->getLocation()))
+      << What << D->getQualifiedNameAsString();
+  return false;
+}
+
+bool Sema::checkKernelUnique(const clang::FunctionDecl *FD) {
+  auto [It, Inserted] = Kernels.try_emplace(FD->getQualifiedNameAsString(), FD);
+  if (Inserted)
+    return true;
+  Diags.report(DiagID::err_kernel_overloaded, Src.getLoc(FD->getLocation()))
+      << FD->getNameAsString();
+  Diags.report(DiagID::note_kernel_first, Src.getLoc(It->second->getLocation()))
+      << FD->getNameAsString();
+  return false;
+}
+
+void Sema::checkDeviceNode(const clang::Stmt *S) {
+  if (isa<clang::CXXNewExpr>(S) || isa<clang::CXXDeleteExpr>(S)) {
+    Diags.report(DiagID::err_device_new, Src.getLoc(S->getBeginLoc()))
+        << (isa<clang::CXXNewExpr>(S) ? "new" : "delete");
+    return;
+  }
+  if (isa<clang::AsmStmt>(S)) {
+    Diags.report(DiagID::err_device_asm, Src.getLoc(S->getBeginLoc()));
+    return;
+  }
+  const auto *Call = clang::dyn_cast<clang::CallExpr>(S);
+  const clang::FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
+  if (!Callee || Callee->isDefined() || Callee->getBuiltinID() ||
+      Callee->isDeleted() ||
+      Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()))
+    return;
+  // A template whose pattern is defined is instantiated where it is used.
+  if (const clang::FunctionDecl *Pattern =
+          Callee->getTemplateInstantiationPattern())
+    if (Pattern->isDefined())
+      return;
+  Diags.report(DiagID::err_device_undefined, Src.getLoc(Call->getBeginLoc()))
+      << Callee->getQualifiedNameAsString();
+}
+
+void Sema::checkLoopBounds(const clang::Stmt *Loop,
+                           llvm::ArrayRef<const clang::Expr *> Bounds) {
+  for (const clang::Expr *E : Bounds)
+    if (E && !Src.isSpelledInFile(E->getSourceRange())) {
+      Diags.report(DiagID::err_loop_bounds_in_macro,
+                   Src.getLoc(Loop->getBeginLoc()));
+      return;
+    }
+}
 
 bool Sema::checkKernelDecl(const clang::FunctionDecl *FD) {
   SourceLoc Loc = Src.getLoc(FD->getLocation());
@@ -25,12 +89,19 @@ bool Sema::checkKernelDecl(const clang::FunctionDecl *FD) {
     Diags.report(DiagID::err_kernel_template, Loc) << FD->getNameAsString();
     return false;
   }
-  return true;
+  return checkSymbolName(FD, "kernel") && checkKernelUnique(FD);
 }
 
 std::optional<kir::ScalarType> Sema::checkField(const clang::VarDecl *V,
                                                 clang::QualType Elem) {
   SourceLoc Loc = Src.getLoc(V->getLocation());
+  if (V->getDescribedVarTemplate() ||
+      clang::isa<clang::VarTemplateSpecializationDecl>(V)) {
+    Diags.report(DiagID::err_field_template, Loc) << V->getNameAsString();
+    return std::nullopt;
+  }
+  if (!checkSymbolName(V, "field"))
+    return std::nullopt;
   if (!V->isExternallyVisible()) {
     Diags.report(DiagID::err_field_linkage, Loc) << V->getNameAsString();
     return std::nullopt;

@@ -16,6 +16,8 @@
 #include "qdc/KIR/Kernel.h"
 #include "qdc/Support/Diagnostic.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include <optional>
 
 namespace qdc::frontend {
@@ -37,6 +39,20 @@ public:
                          llvm::StringRef Kernel);
   /// loop_config's block_dim: a constant between 1 and 1024.
   std::optional<unsigned> checkLoopConfig(const clang::CallExpr *Call);
+  /// A name that becomes a GPU symbol (a kernel's task entry points, a
+  /// field's global, a QD_FUNC) is ASCII, and so is its namespace. What is
+  /// "kernel", "field" or "QD_FUNC".
+  bool checkSymbolName(const clang::NamedDecl *D, llvm::StringRef What);
+  /// Kernels are not overloaded: FD's name was not used by an earlier one.
+  bool checkKernelUnique(const clang::FunctionDecl *FD);
+  /// One node of device code (a kernel or a QD_FUNC body): no `new`,
+  /// `delete`, inline assembly, or call of a function with no definition.
+  void checkDeviceNode(const clang::Stmt *S);
+  /// The bounds of a top-level loop are spelled in the file, not in a
+  /// macro's body.
+  void checkLoopBounds(const clang::Stmt *Loop,
+                       llvm::ArrayRef<const clang::Expr *> Bounds);
+
   /// qdc's own walks over the AST stop at MaxNesting levels: false (and an
   /// error, the first time) when S, at Depth, is deeper.
   bool checkNesting(const clang::Stmt *S, unsigned Depth);
@@ -48,6 +64,8 @@ private:
   SourceInfo &Src;
   DiagEngine &Diags;
   bool ReportedNesting = false;
+  /// Kernels seen so far, by qualified name.
+  llvm::StringMap<const clang::FunctionDecl *> Kernels;
 };
 
 } // namespace qdc::frontend

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -166,7 +167,14 @@ public:
   }
 
   void *allocate(size_t Bytes) override {
-    void *P = std::aligned_alloc(64, (Bytes + 63) / 64 * 64);
+    // aligned_alloc wants a multiple of the alignment: round up, without
+    // wrapping, and to at least one block so that 0 bytes is a buffer too.
+    if (Bytes > static_cast<size_t>(PTRDIFF_MAX))
+      throw qd::Error("allocate: " + std::to_string(Bytes) +
+                      " bytes is too large: more than " +
+                      std::to_string(PTRDIFF_MAX));
+    void *P =
+        std::aligned_alloc(64, std::max<size_t>(Bytes + 63, 64) / 64 * 64);
     if (!P)
       throw qd::Error("allocate: out of host memory for " +
                       std::to_string(Bytes) + " bytes");

@@ -65,5 +65,26 @@ int main() {
           Cnt[1] == 8 && Cnt[2] == 21 && Cnt[3] == 22);
   Ok.all("loop between serial statements", language::a.to_vector(),
          [](size_t) { return 7.0f; });
+
+  // An empty array never reaches a kernel with iterations to run, and an
+  // array from before qd::reset() is an error, not freed memory.
+  auto Throws = [](auto Fn) {
+    try {
+      Fn();
+    } catch (const qd::Error &) {
+      return true;
+    }
+    return false;
+  };
+  Ok.that("empty ndarray refused at launch", Throws([] {
+            qd::Ndarray<int, 1> Empty; // the kernel's range is [10, 20)
+            language::offset1d(Empty, 10, 20, 5);
+          }));
+  qd::Arch Arch = qd::current_arch();
+  qd::Ndarray<float, 2> Stale({2, 2});
+  qd::reset();
+  qd::init(Arch);
+  Ok.that("ndarray from before reset refused at launch",
+          Throws([&] { language::scale2d(Stale, 2.0f); }));
   return Ok.finish();
 }

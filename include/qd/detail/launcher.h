@@ -18,15 +18,26 @@ template <typename B, typename E> inline uint64_t trip(B begin, E end) {
   return end > begin ? uint64_t(end - begin) : 0;
 }
 
-/// The kernel-side view of a host Ndarray.
+/// The kernel-side view of a host Ndarray. An array made before
+/// qd::reset() is a qd::Error: its memory was freed.
 template <typename T, int Dims>
 inline qd::ndarray<T, Dims> to_kernel(const qd::Ndarray<T, Dims> &a) {
+  check_generation(NdarrayAccess::generation(a), "qd::detail::to_kernel");
   qd::ndarray<T, Dims> out{};
   out.ptr = static_cast<T *>(a.data());
   for (int d = 0; d < Dims; ++d)
-    out.extent[d] = a.shape(d);
+    out.extent[d] = a.shape()[static_cast<size_t>(d)];
   return out;
 }
+
+/// Throws qd::Error "kernel '<kernel>': argument '<param>' is an empty
+/// qd::Ndarray (default-constructed, moved-from or of size 0), but the
+/// kernel has iterations to run" when `data` (an Ndarray argument's
+/// to_kernel(...).ptr) is null and one of the kernel's `num_tasks` tasks
+/// has `iterations[i] > 0`; otherwise does nothing. Launchers call it once
+/// per Ndarray parameter, after computing the iteration counts.
+void check_launch_array(const void *data, const char *kernel, const char *param,
+                        const uint64_t *iterations, size_t num_tasks);
 
 /// Registers a module once, on first use.
 inline qdrt_module *register_module(const qdrt_module_desc &desc) {

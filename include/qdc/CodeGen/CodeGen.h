@@ -67,6 +67,10 @@ struct Artifacts {
 std::string getGeneratedNamespace(llvm::StringRef InputFile,
                                   llvm::StringRef Override);
 
+/// An error unless Name (from --namespace) can name the generated
+/// namespace: identifiers that are not C++ keywords, joined by `::`.
+llvm::Error checkGeneratedNamespace(llvm::StringRef Name);
+
 /// Generates everything Opts.Stage needs from M, which passed every rule.
 llvm::Expected<Artifacts> emit(const kir::Module &M, const CodeGenOptions &Opts,
                                const Toolchain &Tools);
