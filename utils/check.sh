@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: builds qdc and libqdrt, runs the runtime's tests
-# under ThreadSanitizer and under AddressSanitizer + UBSan, then every test
-# (lit + FileCheck, gtest) through ctest.
+# under ThreadSanitizer and under AddressSanitizer + UBSan, the fuzzer's
+# regression corpus and a one-minute fuzzing run, then every test (lit +
+# FileCheck, gtest) through ctest.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${QDC_BUILD_DIR:-$root/build}
@@ -22,6 +23,15 @@ for sanitizer in tsan asan; do
   echo "== libqdrt tests under $sanitizer"
   QD_ARCH= TSAN_OPTIONS=halt_on_error=1 "$dir/bin/qdrt-unittests" --gtest_brief=1
 done
+
+# The fuzzer: its regression corpus, then a one-minute smoke run.
+echo "== qdc-fuzz"
+"$root/utils/fuzz.sh" --regress
+QDC_FUZZ_SMOKE_DIR=$(mktemp -d)
+"$root/utils/fuzz.sh" 60 >"$QDC_FUZZ_SMOKE_DIR/log" 2>&1 || {
+  tail -50 "$QDC_FUZZ_SMOKE_DIR/log"; exit 1; }
+grep -E '^(Done|stat::number_of_executed_units)' "$QDC_FUZZ_SMOKE_DIR/log" || true
+rm -rf "$QDC_FUZZ_SMOKE_DIR"
 
 cd "$build"
 ctest --output-on-failure -j"$jobs"

@@ -392,6 +392,8 @@ private:
     if (!S || !Rules.checkNesting(S, Depth))
       return;
     Rules.checkDeviceNode(S);
+    if (Depth > 0)
+      Rules.checkNotLoopConfig(S);
     if (isStreamParallelBlock(S) && !Context.empty())
       K.StrayBlocks.push_back({Src.getLoc(S->getBeginLoc()), Context.str()});
     if (const auto *Ref = dyn_cast<clang::DeclRefExpr>(S))
@@ -458,8 +460,10 @@ void findBlocks(const clang::Stmt *S, SourceInfo &Src, Sema &Rules,
                 unsigned Depth = 0) {
   if (!S || !Rules.checkNesting(S, Depth))
     return;
-  if (IsDevice)
+  if (IsDevice) {
     Rules.checkDeviceNode(S);
+    Rules.checkNotLoopConfig(S);
+  }
   if (isStreamParallelBlock(S))
     Out.push_back(Src.getLoc(S->getBeginLoc()));
   for (const clang::Stmt *Child : S->children())
@@ -489,6 +493,27 @@ public:
       Rules.checkSymbolName(FD, "QD_FUNC");
     findBlocks(FD->getBody(), Src, Rules, F.IsDevice, F.StreamParallelBlocks);
     if (F.IsDevice || !F.StreamParallelBlocks.empty())
+      M.Functions.push_back(std::move(F));
+    return true;
+  }
+
+  /// A lambda outside every function body (at namespace scope, in a
+  /// default argument) is checked like a function: no QD_STREAM_PARALLEL.
+  /// Lambdas inside bodies are checked with their function.
+  bool VisitLambdaExpr(clang::LambdaExpr *L) {
+    const clang::FunctionDecl *Parent =
+        llvm::dyn_cast_or_null<clang::FunctionDecl>(
+            L->getLambdaClass()->getParentFunctionOrMethod());
+    if (Parent && Parent->getBody() &&
+        !SM.isBeforeInTranslationUnit(L->getBeginLoc(),
+                                      Parent->getBody()->getBeginLoc()))
+      return true;
+    kir::Function F;
+    F.Name = "lambda";
+    F.Loc = Src.getLoc(L->getBeginLoc());
+    F.IsDevice = false;
+    findBlocks(L->getBody(), Src, Rules, false, F.StreamParallelBlocks);
+    if (!F.StreamParallelBlocks.empty())
       M.Functions.push_back(std::move(F));
     return true;
   }
@@ -539,8 +564,11 @@ private:
     return OS.str();
   }
 
+  /// The prelude's own declarations. The main file is never the prelude,
+  /// even after a line marker that calls what follows a system header.
   bool isInPrelude(const clang::Decl *D) const {
-    return SM.isInSystemHeader(D->getLocation());
+    return !SM.isWrittenInMainFile(D->getLocation()) &&
+           SM.isInSystemHeader(D->getLocation());
   }
 
   void visitKernel(const clang::FunctionDecl *FD) {

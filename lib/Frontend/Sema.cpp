@@ -67,6 +67,12 @@ void Sema::checkDeviceNode(const clang::Stmt *S) {
       << Callee->getQualifiedNameAsString();
 }
 
+void Sema::checkNotLoopConfig(const clang::Stmt *S) {
+  if (getQdCall(S, "loop_config"))
+    Diags.report(DiagID::err_loop_config_not_before_loop,
+                 Src.getLoc(S->getBeginLoc()));
+}
+
 void Sema::checkLoopBounds(const clang::Stmt *Loop,
                            llvm::ArrayRef<const clang::Expr *> Bounds) {
   for (const clang::Expr *E : Bounds)

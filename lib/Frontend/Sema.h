@@ -48,6 +48,9 @@ public:
   /// One node of device code (a kernel or a QD_FUNC body): no `new`,
   /// `delete`, inline assembly, or call of a function with no definition.
   void checkDeviceNode(const clang::Stmt *S);
+  /// qd::loop_config stands only at a kernel's top level, before a loop: S
+  /// is below it.
+  void checkNotLoopConfig(const clang::Stmt *S);
   /// The bounds of a top-level loop are spelled in the file, not in a
   /// macro's body.
   void checkLoopBounds(const clang::Stmt *Loop,

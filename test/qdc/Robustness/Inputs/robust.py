@@ -2,7 +2,8 @@
 with success or a diagnostic, never a crash or a hang.
 
 usage: robust.py <qdc> <workdir> <case-set> [valid.qd ...]
-Case sets: truncated, garbage, empty, nesting, large.
+Case sets: truncated, garbage, empty, nesting, large (-fsyntax-only), and
+corpus (the given files, compiled in full).
 """
 import os
 import random
@@ -13,11 +14,12 @@ import time
 TIMEOUT_S = 120
 
 
-def run(qdc, path, expect=None):
+def run(qdc, path, expect=None, full=False):
     start = time.monotonic()
+    out = os.path.splitext(path)[0] + ".o"
     try:
         p = subprocess.run(
-            [qdc, "-fsyntax-only", path],
+            [qdc, path, "-o", out] if full else [qdc, "-fsyntax-only", path],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             timeout=TIMEOUT_S,
@@ -106,15 +108,21 @@ def large(workdir, valid):
     yield write(workdir, "kernels-5000.qd", b"".join(out)), 0
 
 
+def corpus(workdir, valid):
+    """The fuzzer's regression corpus (the given files), compiled in full."""
+    for src in valid:
+        yield write(workdir, os.path.basename(src), open(src, "rb").read()), None
+
+
 def main():
     qdc, workdir, case_set = sys.argv[1:4]
     valid = sys.argv[4:]
     os.makedirs(workdir, exist_ok=True)
     cases = {"truncated": truncated, "garbage": garbage, "empty": empty,
-             "nesting": nesting, "large": large}[case_set]
+             "nesting": nesting, "large": large, "corpus": corpus}[case_set]
     failures = 0
     for path, expect in cases(workdir, valid):
-        line = run(qdc, path, expect)
+        line = run(qdc, path, expect, full=case_set == "corpus")
         print(line)
         failures += line.startswith("FAIL")
     print(f"{failures} failed")
