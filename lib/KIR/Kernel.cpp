@@ -8,6 +8,9 @@
 
 #include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
+#include <iterator>
+
 using namespace qdc::kir;
 
 namespace {
@@ -82,4 +85,22 @@ static const Stmt *findIn(const std::vector<Stmt> &Stmts, unsigned Id) {
   return nullptr;
 }
 
-const Stmt *Kernel::findStmt(unsigned Id) const { return findIn(Body, Id); }
+/// Ids are pre-order numbers: in a list, the statement holding Id is the
+/// last one whose Id is not greater (it, or a block around it). Code
+/// generation looks statements up per task, so this is logarithmic, not
+/// linear in the kernel's length.
+static const Stmt *searchIn(const std::vector<Stmt> &Stmts, unsigned Id) {
+  auto It = std::upper_bound(
+      Stmts.begin(), Stmts.end(), Id,
+      [](unsigned Id, const Stmt &S) { return Id < S.Id; });
+  if (It == Stmts.begin())
+    return nullptr;
+  const Stmt &S = *std::prev(It);
+  return S.Id == Id ? &S : searchIn(S.Body, Id);
+}
+
+const Stmt *Kernel::findStmt(unsigned Id) const {
+  if (const Stmt *S = searchIn(Body, Id))
+    return S;
+  return findIn(Body, Id); // a hand-built kernel not in pre-order
+}
