@@ -166,8 +166,10 @@ private:
       OK = buildCanonicalLoop(cast<clang::ForStmt>(S), Out);
       Body = cast<clang::ForStmt>(S)->getBody();
     }
-    if (OK)
+    if (OK) {
       Out.LoopBody = Src.getRange(Body->getSourceRange());
+      Rules.checkNoBreak(Body);
+    }
     return OK;
   }
 
@@ -343,8 +345,8 @@ private:
     return true;
   }
 
-  /// Calls a recomputed local may make: constexpr functions, QD_FUNCs, the
-  /// prelude's math, and the shape of an ndarray (but not its elements).
+  /// Calls a recomputed local may make: constexpr functions, the prelude's
+  /// math, and the shape of an ndarray (but not its elements).
   static bool isPureCallee(const clang::FunctionDecl *Callee) {
     if (!Callee)
       return false;
@@ -353,8 +355,9 @@ private:
         return MD->getIdentifier() && MD->getName() == "shape";
       return MD->isConstexpr();
     }
-    return Callee->isConstexpr() || hasAnnotation(Callee, "qd.func") ||
-           isQdContext(Callee->getDeclContext());
+    // Not QD_FUNCs: one may have side effects, which recomputing the local
+    // in every task (and on the host) would repeat.
+    return Callee->isConstexpr() || isQdContext(Callee->getDeclContext());
   }
 
   /// Records, once every use has been seen, the facts about each local

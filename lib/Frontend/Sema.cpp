@@ -13,6 +13,9 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <optional>
+#include <utility>
+
 using namespace qdc;
 using namespace qdc::frontend;
 using clang::isa;
@@ -73,6 +76,32 @@ void Sema::checkNotLoopConfig(const clang::Stmt *S) {
                  Src.getLoc(S->getBeginLoc()));
 }
 
+/// The first field or ndarray element E reads, as (what, name); Depth
+/// bounds the walk.
+static std::optional<std::pair<const char *, std::string>>
+findMemoryRead(const clang::Stmt *E, unsigned Depth = 0) {
+  if (!E || Depth > Sema::MaxNesting)
+    return std::nullopt;
+  if (const auto *Ref = clang::dyn_cast<clang::DeclRefExpr>(E))
+    if (getQdSpecialization(Ref->getType(), "field"))
+      return std::make_pair("field", Ref->getDecl()->getNameAsString());
+  if (const auto *Op = clang::dyn_cast<clang::CXXOperatorCallExpr>(E))
+    if ((Op->getOperator() == clang::OO_Subscript ||
+         Op->getOperator() == clang::OO_Call) &&
+        Op->getNumArgs() > 0 &&
+        getQdSpecialization(Op->getArg(0)->getType(), "ndarray")) {
+      const auto *Base = clang::dyn_cast<clang::DeclRefExpr>(
+          Op->getArg(0)->IgnoreParenImpCasts());
+      return std::make_pair("an element of ndarray",
+                            Base ? Base->getDecl()->getNameAsString()
+                                 : std::string("?"));
+    }
+  for (const clang::Stmt *Child : E->children())
+    if (auto Found = findMemoryRead(Child, Depth + 1))
+      return Found;
+  return std::nullopt;
+}
+
 void Sema::checkLoopBounds(const clang::Stmt *Loop,
                            llvm::ArrayRef<const clang::Expr *> Bounds) {
   for (const clang::Expr *E : Bounds)
@@ -81,6 +110,35 @@ void Sema::checkLoopBounds(const clang::Stmt *Loop,
                    Src.getLoc(Loop->getBeginLoc()));
       return;
     }
+  for (const clang::Expr *E : Bounds)
+    if (auto Read = findMemoryRead(E)) {
+      Diags.report(DiagID::err_loop_bound_reads_memory,
+                   Src.getLoc(E->getBeginLoc()))
+          << Read->first << Read->second;
+      return;
+    }
+}
+
+/// Reports a `break` in S that leaves the loop whose body S is: one not
+/// inside a nested loop, switch or lambda.
+static void findOuterBreak(const clang::Stmt *S, SourceInfo &Src,
+                           DiagEngine &Diags, unsigned Depth = 0) {
+  if (!S || Depth > Sema::MaxNesting)
+    return;
+  if (isa<clang::BreakStmt>(S)) {
+    Diags.report(DiagID::err_break_outermost, Src.getLoc(S->getBeginLoc()));
+    return;
+  }
+  if (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
+      isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S) ||
+      isa<clang::SwitchStmt>(S) || isa<clang::LambdaExpr>(S))
+    return; // a break in there is theirs
+  for (const clang::Stmt *Child : S->children())
+    findOuterBreak(Child, Src, Diags, Depth + 1);
+}
+
+void Sema::checkNoBreak(const clang::Stmt *Body) {
+  findOuterBreak(Body, Src, Diags);
 }
 
 bool Sema::checkKernelDecl(const clang::FunctionDecl *FD) {

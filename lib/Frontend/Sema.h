@@ -48,11 +48,14 @@ public:
   /// One node of device code (a kernel or a QD_FUNC body): no `new`,
   /// `delete`, inline assembly, or call of a function with no definition.
   void checkDeviceNode(const clang::Stmt *S);
+  /// The body of a top-level parallel loop does not `break` out of it.
+  void checkNoBreak(const clang::Stmt *Body);
   /// qd::loop_config stands only at a kernel's top level, before a loop: S
   /// is below it.
   void checkNotLoopConfig(const clang::Stmt *S);
   /// The bounds of a top-level loop are spelled in the file, not in a
-  /// macro's body.
+  /// macro's body, and read no field or ndarray element (the launcher
+  /// computes them before the kernel runs).
   void checkLoopBounds(const clang::Stmt *Loop,
                        llvm::ArrayRef<const clang::Expr *> Bounds);
 

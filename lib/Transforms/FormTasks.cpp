@@ -45,7 +45,11 @@ private:
         break;
       case StmtKind::Local:
         if (S.Shareable) {
+          // Later tasks recompute it; a serial run it stands in declares
+          // it where it stands.
           K.RecomputedLocals.push_back(S.Id);
+          if (Serial)
+            Serial->StmtIds.push_back(S.Id);
           break;
         }
         [[fallthrough]];

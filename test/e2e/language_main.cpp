@@ -66,6 +66,20 @@ int main() {
   Ok.all("loop between serial statements", language::a.to_vector(),
          [](size_t) { return 7.0f; });
 
+  language::atomic_demoted(5);
+  Ok.all("atomic on a local: old value", language::demoted_old.to_vector(),
+         [](size_t i) { return int(i); });
+  Ok.all("atomic on a local: new value", language::demoted_new.to_vector(),
+         [](size_t i) { return int(i) + 5; });
+
+  language::serial_calls.fill(0);
+  language::serial_locals(6);
+  std::vector<int> Calls = language::serial_calls.to_vector();
+  Ok.that("QD_FUNC in a local runs once, locals in a serial run",
+          Calls[0] == 1 && Calls[1] == 6 && Calls[2] == 12 && Calls[3] == 3);
+  Ok.all("loop over a recomputed local", language::a.to_vector(),
+         [](size_t i) { return i < 12 ? float(i) : 7.0f; });
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

@@ -96,8 +96,17 @@ QD_DEVICE_FN inline double pow(double x, double y) QD_MATH_ATTR_(pow) {
 
 // Atomics: relaxed read-modify-write, returning the old value. Floating
 // point addition uses the target's own instruction (detail::atomic_fadd);
-// minimum and maximum of floating-point values a compare-and-swap loop.
+// minimum and maximum of floating-point values a compare-and-swap loop. On
+// a thread's own local variable an atomic is a plain read-modify-write (as
+// Quadrants demotes it): no other thread can see the variable, and GPU
+// atomics on local memory are undefined. The check folds away when the
+// compiler knows where dst is.
 template <typename T> QD_DEVICE_FN T atomic_add(T &dst, T value) {
+  if (detail::is_thread_private(&dst)) {
+    T old = dst;
+    dst = old + value;
+    return old;
+  }
   if constexpr (__is_floating_point(T))
     return detail::atomic_fadd(&dst, value);
   else
@@ -106,6 +115,12 @@ template <typename T> QD_DEVICE_FN T atomic_add(T &dst, T value) {
 
 template <typename T, typename Better>
 QD_DEVICE_FN T atomic_update_(T &dst, T value, Better better) {
+  if (detail::is_thread_private(&dst)) {
+    T old = dst;
+    if (better(value, old))
+      dst = value;
+    return old;
+  }
   T old;
   __atomic_load(&dst, &old, __ATOMIC_RELAXED);
   while (better(value, old) &&

@@ -27,6 +27,8 @@ template <typename T> inline T atomic_fadd(T *p, T v) {
     next = old + v;
   return old;
 }
+/// Atomics on the CPU are valid on any memory.
+inline bool is_thread_private(const void *) { return false; }
 } // namespace qd::detail
 
 #include "qd/detail/kernel.h"

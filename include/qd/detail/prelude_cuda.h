@@ -37,6 +37,11 @@ __device__ inline uint64_t index_stride() {
   return uint64_t(__nvvm_read_ptx_sreg_nctaid_x()) *
          uint64_t(__nvvm_read_ptx_sreg_ntid_x());
 }
+/// Whether p is in this thread's local memory (a kernel's local variable):
+/// atomics there are undefined in PTX, and need none.
+__device__ inline bool is_thread_private(const void *p) {
+  return __nvvm_isspacep_local(p);
+}
 } // namespace qd::detail
 
 #include "qd/detail/kernel.h"

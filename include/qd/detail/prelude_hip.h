@@ -39,6 +39,11 @@ __device__ inline double atomic_fadd(double *p, double v) {
   return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED,
                                 __HIP_MEMORY_SCOPE_AGENT);
 }
+/// Whether p is in this thread's private memory (a kernel's local
+/// variable): atomics there need none.
+__device__ inline bool is_thread_private(const void *p) {
+  return __builtin_amdgcn_is_private(p);
+}
 } // namespace qd::detail
 
 #include "qd/detail/kernel.h"
