@@ -136,5 +136,5 @@ codegen::getHooksForDeviceSource(llvm::ArrayRef<std::string> Archs) {
   for (const std::string &Arch : Archs)
     if (&getHooksForArch(Arch) == &getCudaHooks())
       return getCudaHooks();
-  return getHipHooks();
+  return Archs.empty() ? getCudaHooks() : getHipHooks();
 }

@@ -63,8 +63,8 @@ const TargetHooks &getCpuHooks();
 
 /// The GPU target of an --offload-arch: HIP for "gfx...", else CUDA.
 const TargetHooks &getHooksForArch(llvm::StringRef Arch);
-/// The target whose source --emit=device-src shows for Archs: CUDA when an
-/// NVIDIA GPU is among them, else HIP.
+/// The target whose source --emit=device-src shows for Archs: HIP when they
+/// are all AMD GPUs, else CUDA.
 const TargetHooks &getHooksForDeviceSource(llvm::ArrayRef<std::string> Archs);
 
 } // namespace qdc::codegen

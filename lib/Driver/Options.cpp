@@ -92,7 +92,7 @@ struct Parser {
     App.add_option("--offload-arch", Archs,
                    "GPU architectures to compile for, comma-separated "
                    "(default: sm_80, whose PTX the driver compiles for any "
-                   "newer NVIDIA GPU)")
+                   "newer NVIDIA GPU); none for CPU code only")
         ->type_name("<arch,...>")
         ->delimiter(',')
         ->allow_extra_args(false);
@@ -278,6 +278,10 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
     P.Opts.WriteDepfile = true;
   if (!P.Archs.empty())
     P.Opts.OffloadArchs = P.Archs;
+  // --offload-arch=none (or host, cpu): CPU code only, no GPU image.
+  if (P.Opts.OffloadArchs.size() == 1 &&
+      llvm::is_contained({"none", "host", "cpu"}, P.Opts.OffloadArchs[0]))
+    P.Opts.OffloadArchs.clear();
   for (const std::string &Arch : P.Opts.OffloadArchs) {
     llvm::StringRef A(Arch);
     unsigned Sm = 0;

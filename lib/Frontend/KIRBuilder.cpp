@@ -125,6 +125,11 @@ private:
     for (const clang::Stmt *S : Items) {
       if (isa<clang::NullStmt>(S))
         continue;
+      // `return;` ending a void kernel ends nothing: the kernel ends there.
+      const auto *Return = dyn_cast<clang::ReturnStmt>(S);
+      if (Return && !Return->getRetValue() && S == Items.back() &&
+          CurrentBlock == kir::Stmt::NoParent && Body == FD->getBody())
+        continue;
       if (isStreamParallelBlock(S)) {
         kir::Stmt Block = makeStmt(S, kir::StmtKind::Block);
         unsigned Outer = CurrentBlock;
