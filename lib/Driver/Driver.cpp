@@ -128,6 +128,7 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   FOpts.InputFile = Opts.InputFile;
   FOpts.InputText = std::move(*Input);
   FOpts.Tools = &Tools;
+  FOpts.CheckDeviceCode = !Opts.OffloadArchs.empty();
   FrontendSession Session(std::move(FOpts));
   std::optional<kir::Module> M = Session.parse();
   if (!M)

@@ -34,19 +34,20 @@ namespace {
 class KIRConsumer : public clang::ASTConsumer {
 public:
   KIRConsumer(clang::CompilerInstance &CI, DiagEngine &Diags,
-              std::optional<kir::Module> &Out)
-      : CI(CI), Diags(Diags), Out(Out) {}
+              std::optional<kir::Module> &Out, bool CheckDeviceCode)
+      : CI(CI), Diags(Diags), Out(Out), CheckDeviceCode(CheckDeviceCode) {}
 
   void HandleTranslationUnit(clang::ASTContext &Ctx) override {
     if (CI.getDiagnostics().hasErrorOccurred())
       return;
-    Out = buildModule(Ctx, Diags);
+    Out = buildModule(Ctx, Diags, CheckDeviceCode);
   }
 
 private:
   clang::CompilerInstance &CI;
   DiagEngine &Diags;
   std::optional<kir::Module> &Out;
+  bool CheckDeviceCode;
 };
 
 /// Refuses `#line` numbers of 2^31 and more (C's limit; Clang only warns
@@ -87,8 +88,8 @@ private:
 class KIRAction : public clang::ASTFrontendAction {
 public:
   KIRAction(ClangDiagSink &Sink, DiagEngine &Diags,
-            std::optional<kir::Module> &Out)
-      : Sink(Sink), Diags(Diags), Out(Out) {}
+            std::optional<kir::Module> &Out, bool CheckDeviceCode)
+      : Sink(Sink), Diags(Diags), Out(Out), CheckDeviceCode(CheckDeviceCode) {}
 
 protected:
   std::unique_ptr<clang::ASTConsumer>
@@ -96,13 +97,14 @@ protected:
     Sink.setSourceManager(&CI.getSourceManager());
     CI.getPreprocessor().addPPCallbacks(std::make_unique<LineNumberGuard>(
         CI.getSourceManager(), CI.getDiagnostics(), Diags));
-    return std::make_unique<KIRConsumer>(CI, Diags, Out);
+    return std::make_unique<KIRConsumer>(CI, Diags, Out, CheckDeviceCode);
   }
 
 private:
   ClangDiagSink &Sink;
   DiagEngine &Diags;
   std::optional<kir::Module> &Out;
+  bool CheckDeviceCode;
 };
 } // namespace
 
@@ -183,7 +185,8 @@ std::optional<kir::Module> FrontendSession::parse() {
   if (Inputs.size() != 1)
     return std::nullopt;
   CI.addDependencyCollector(P->Dependencies);
-  P->Action = std::make_unique<KIRAction>(*P->Sink, *P->Diags, P->Module);
+  P->Action = std::make_unique<KIRAction>(*P->Sink, *P->Diags, P->Module,
+                                          P->Opts.CheckDeviceCode);
   if (!P->Action->BeginSourceFile(CI, Inputs[0]))
     return std::nullopt;
   P->Begun = true;

@@ -480,9 +480,9 @@ void findBlocks(const clang::Stmt *S, SourceInfo &Src, Sema &Rules,
 
 class ModuleVisitor : public clang::RecursiveASTVisitor<ModuleVisitor> {
 public:
-  ModuleVisitor(clang::ASTContext &Ctx, DiagEngine &Diags)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Src(Ctx), Rules(Ctx, Src, Diags) {
-  }
+  ModuleVisitor(clang::ASTContext &Ctx, DiagEngine &Diags, bool CheckDeviceCode)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Src(Ctx),
+        Rules(Ctx, Src, Diags, CheckDeviceCode) {}
 
   kir::Module take() { return std::move(M); }
 
@@ -594,8 +594,9 @@ private:
 
 } // namespace
 
-kir::Module qdc::buildModule(clang::ASTContext &Ctx, DiagEngine &Diags) {
-  ModuleVisitor V(Ctx, Diags);
+kir::Module qdc::buildModule(clang::ASTContext &Ctx, DiagEngine &Diags,
+                             bool CheckDeviceCode) {
+  ModuleVisitor V(Ctx, Diags, CheckDeviceCode);
   V.TraverseDecl(Ctx.getTranslationUnitDecl());
   kir::Module M = V.take();
   clang::SourceManager &SM = Ctx.getSourceManager();

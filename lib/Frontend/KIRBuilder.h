@@ -20,7 +20,8 @@ namespace qdc {
 /// Reports the kernel-shape problems only the AST can show (loops that are
 /// not in a parallel form, jumps at the top level, misplaced kernels, bad
 /// loop_config values); the rules that read the KIR are left to the passes.
-kir::Module buildModule(clang::ASTContext &Ctx, DiagEngine &Diags);
+kir::Module buildModule(clang::ASTContext &Ctx, DiagEngine &Diags,
+                        bool CheckDeviceCode = true);
 
 } // namespace qdc
 

@@ -45,7 +45,27 @@ bool Sema::checkKernelUnique(const clang::FunctionDecl *FD) {
   return false;
 }
 
+/// What device code can call in the user's files: QD_FUNCs (templates
+/// too), constexpr functions and what the compiler writes itself
+/// (implicit members, lambdas), which Clang's CUDA mode makes host and
+/// device functions.
+static bool isDeviceCallable(const clang::FunctionDecl *F) {
+  if (F->isConstexpr() || F->isImplicit() || hasAnnotation(F, "qd.func"))
+    return true;
+  if (const auto *M = clang::dyn_cast<clang::CXXMethodDecl>(F))
+    if (M->getParent()->isLambda() || M->isDefaulted())
+      return true;
+  if (const auto *C = clang::dyn_cast<clang::CXXConstructorDecl>(F))
+    if (C->isDefaulted() || C->isTrivial())
+      return true;
+  if (const clang::FunctionDecl *Pattern = F->getTemplateInstantiationPattern())
+    return isDeviceCallable(Pattern);
+  return false;
+}
+
 void Sema::checkDeviceNode(const clang::Stmt *S) {
+  if (!CheckDeviceCode)
+    return;
   if (isa<clang::CXXNewExpr>(S) || isa<clang::CXXDeleteExpr>(S)) {
     Diags.report(DiagID::err_device_new, Src.getLoc(S->getBeginLoc()))
         << (isa<clang::CXXNewExpr>(S) ? "new" : "delete");
@@ -55,18 +75,32 @@ void Sema::checkDeviceNode(const clang::Stmt *S) {
     Diags.report(DiagID::err_device_asm, Src.getLoc(S->getBeginLoc()));
     return;
   }
-  const auto *Call = clang::dyn_cast<clang::CallExpr>(S);
-  const clang::FunctionDecl *Callee = Call ? Call->getDirectCallee() : nullptr;
-  if (!Callee || Callee->isDefined() || Callee->getBuiltinID() ||
-      Callee->isDeleted() ||
+  if (isa<clang::CXXThrowExpr>(S) || isa<clang::CXXTryStmt>(S)) {
+    Diags.report(DiagID::err_device_throw, Src.getLoc(S->getBeginLoc()));
+    return;
+  }
+  const clang::FunctionDecl *Callee = nullptr;
+  clang::SourceLocation At = S->getBeginLoc();
+  if (const auto *Call = clang::dyn_cast<clang::CallExpr>(S))
+    Callee = Call->getDirectCallee();
+  else if (const auto *Construct = clang::dyn_cast<clang::CXXConstructExpr>(S))
+    Callee = Construct->getConstructor();
+  if (!Callee || Callee->getBuiltinID() || Callee->isDeleted() ||
       Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()))
+    return;
+  if (!isDeviceCallable(Callee)) {
+    Diags.report(DiagID::err_device_host_call, Src.getLoc(At))
+        << Callee->getQualifiedNameAsString();
+    return;
+  }
+  if (Callee->isDefined())
     return;
   // A template whose pattern is defined is instantiated where it is used.
   if (const clang::FunctionDecl *Pattern =
           Callee->getTemplateInstantiationPattern())
     if (Pattern->isDefined())
       return;
-  Diags.report(DiagID::err_device_undefined, Src.getLoc(Call->getBeginLoc()))
+  Diags.report(DiagID::err_device_undefined, Src.getLoc(At))
       << Callee->getQualifiedNameAsString();
 }
 

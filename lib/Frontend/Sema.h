@@ -24,8 +24,11 @@ namespace qdc::frontend {
 
 class Sema {
 public:
-  Sema(clang::ASTContext &Ctx, SourceInfo &Src, DiagEngine &Diags)
-      : Ctx(Ctx), Src(Src), Diags(Diags) {}
+  /// CheckDeviceCode: whether the rules of device code apply (not when
+  /// only CPU code is generated).
+  Sema(clang::ASTContext &Ctx, SourceInfo &Src, DiagEngine &Diags,
+       bool CheckDeviceCode = true)
+      : Ctx(Ctx), Src(Src), Diags(Diags), CheckDeviceCode(CheckDeviceCode) {}
 
   /// A QD_KERNEL is a function at namespace scope, not a template.
   bool checkKernelDecl(const clang::FunctionDecl *FD);
@@ -69,6 +72,7 @@ private:
   clang::ASTContext &Ctx;
   SourceInfo &Src;
   DiagEngine &Diags;
+  bool CheckDeviceCode;
   bool ReportedNesting = false;
   /// Kernels seen so far, by qualified name.
   llvm::StringMap<const clang::FunctionDecl *> Kernels;

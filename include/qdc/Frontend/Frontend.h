@@ -29,6 +29,9 @@ struct FrontendOptions {
   std::string InputFile;
   /// The input's contents, read once by the caller (the file may be a FIFO).
   std::string InputText;
+  /// Whether the rules of device code apply (no exceptions, no host calls,
+  /// no heap...): not when only CPU code is generated.
+  bool CheckDeviceCode = true;
   /// Where the prelude is and the Clang arguments to parse with.
   const Toolchain *Tools = nullptr;
 };
