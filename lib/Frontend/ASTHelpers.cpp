@@ -99,7 +99,11 @@ std::optional<kir::ScalarType> getScalarType(clang::QualType T,
   if (BT->getKind() == clang::BuiltinType::Float ||
       BT->getKind() == clang::BuiltinType::Double)
     return kir::findScalarType(kir::ScalarKind::Float, Bytes);
-  if (!BT->isInteger() || BT->isCharType() || BT->isWideCharType())
+  // Plain char is text, not a number; signed and unsigned char are
+  // int8_t and uint8_t.
+  if (!BT->isInteger() || BT->getKind() == clang::BuiltinType::Char_S ||
+      BT->getKind() == clang::BuiltinType::Char_U || BT->isWideCharType() ||
+      BT->isChar8Type() || BT->isChar16Type() || BT->isChar32Type())
     return std::nullopt;
   return kir::findScalarType(BT->isSignedInteger() ? kir::ScalarKind::Signed
                                                    : kir::ScalarKind::Unsigned,

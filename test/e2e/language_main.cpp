@@ -80,6 +80,19 @@ int main() {
   Ok.all("loop over a recomputed local", language::a.to_vector(),
          [](size_t i) { return i < 12 ? float(i) : 7.0f; });
 
+  qd::Ndarray<int16_t, 1> V16({16});
+  V16.copy_from(std::vector<int16_t>(16, 1000));
+  qd::Ndarray<uint8_t, 1> W8({16});
+  W8.copy_from(std::vector<uint8_t>(16, 100));
+  language::small_ints(int8_t(-100), uint16_t(4000), V16, W8);
+  Ok.all("int8_t field", language::small_i8.to_vector(),
+         [](size_t i) { return int8_t(-100 - int(i)); });
+  Ok.all("uint16_t field", language::small_u16.to_vector(),
+         [](size_t i) { return uint16_t(4000 * i); });
+  Ok.all("int16_t ndarray", V16.to_vector(), [](size_t) { return -2000; });
+  Ok.all("uint8_t ndarray wraps", W8.to_vector(),
+         [](size_t) { return uint8_t(300 % 256); });
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {
