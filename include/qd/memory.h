@@ -196,7 +196,7 @@ public:
 
   static constexpr int rank = sizeof...(Dims);
   static constexpr int64_t shape(int d) {
-    constexpr int64_t dims[] = {Dims...};
+    constexpr int64_t dims[] = {Dims..., 0}; // a rank-0 field has none
     return dims[d];
   }
   static constexpr size_t size() { return size_t((Dims * ... * int64_t(1))); }

@@ -99,14 +99,14 @@ struct loop_config_options {
 void loop_config(loop_config_options options) noexcept;
 
 /// A module-level array with a fixed shape: `qd::field<float, N> a;`.
-/// `a[i]` for one dimension, `a(i, j, ...)` for any.
+/// `a[i]` for one dimension, `a(i, j, ...)` for any; a rank-0 field
+/// (`qd::field<float> t;`) holds one value, `t()`.
 template <typename T, int64_t... Dims> struct field {
-  static_assert(sizeof...(Dims) >= 1, "a field has at least one dimension");
   static_assert(((Dims > 0) && ...), "field dimensions must be positive");
   using value_type = T;
   static constexpr int rank = sizeof...(Dims);
   static constexpr int64_t shape(int d) noexcept {
-    constexpr int64_t dims[] = {Dims...};
+    constexpr int64_t dims[] = {Dims..., 0};
     return dims[d];
   }
   T &operator[](int64_t i) const noexcept;

@@ -93,6 +93,12 @@ int main() {
   Ok.all("uint8_t ndarray wraps", W8.to_vector(),
          [](size_t) { return uint8_t(300 % 256); });
 
+  language::rank0(1.5f);
+  Ok.that("rank-0 field", language::scalar_field.to_vector() ==
+                              std::vector<float>{1.5f});
+  Ok.all("read from a rank-0 field", language::from_scalar.to_vector(),
+         [](size_t i) { return int(1.5f * float(i)); });
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

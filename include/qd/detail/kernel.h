@@ -30,16 +30,17 @@ template <typename T, int64_t... Dims> struct field {
   static constexpr int64_t size = (Dims * ... * int64_t(1));
   T data[size];
 
+  // The arrays below end in a 0 so that a rank-0 field has them too.
   static constexpr QD_DEVICE_FN int64_t shape(int d) {
-    constexpr int64_t dims[] = {Dims...};
+    constexpr int64_t dims[] = {Dims..., 0};
     return dims[d];
   }
   QD_DEVICE_FN T &operator[](int64_t i) { return data[i]; }
   template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) {
     static_assert(sizeof...(Is) == sizeof...(Dims),
                   "a field is indexed with one index per dimension");
-    const int64_t idx[] = {int64_t(is)...};
-    constexpr int64_t dims[] = {Dims...};
+    const int64_t idx[] = {int64_t(is)..., 0};
+    constexpr int64_t dims[] = {Dims..., 0};
     int64_t flat = 0;
     for (int d = 0; d < rank; ++d)
       flat = flat * dims[d] + idx[d];
