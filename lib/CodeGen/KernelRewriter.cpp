@@ -27,6 +27,8 @@ using namespace qdc::kir;
 
 std::string codegen::getParamType(const Param &P, bool Host) {
   std::string Elem = getScalarTypeSpelling(P.Elem).str();
+  if (P.Kind == ParamKind::Pointer)
+    return (P.PointeeConst ? "const " : "") + Elem + " *";
   if (P.Kind != ParamKind::Ndarray)
     return Elem;
   std::string Dims = std::to_string(P.Dims);

@@ -142,7 +142,9 @@ std::string getLauncherSignature(const Kernel &K, bool Defaults) {
   std::string Out = "void " + K.Name + "(";
   for (const Param &P : K.Params) {
     std::string Ty = getParamType(P, /*Host=*/true);
-    Out += Ty + (llvm::StringRef(Ty).ends_with("&") ? "" : " ") + P.Name + ", ";
+    bool Attached = llvm::StringRef(Ty).ends_with("&") ||
+                    llvm::StringRef(Ty).ends_with("*");
+    Out += Ty + (Attached ? "" : " ") + P.Name + ", ";
   }
   return Out + "qd::Launch " + names::Launch.str() + (Defaults ? " = {}" : "") +
          ")";

@@ -88,6 +88,13 @@ private:
     if (auto Scalar = getScalarType(T, Ctx)) {
       Out.Kind = kir::ParamKind::Scalar;
       Out.Elem = *Scalar;
+    } else if (T->isPointerType() &&
+               !T->getPointeeType().isVolatileQualified()) {
+      if (auto Elem = getScalarType(T->getPointeeType(), Ctx)) {
+        Out.Kind = kir::ParamKind::Pointer;
+        Out.Elem = *Elem;
+        Out.PointeeConst = T->getPointeeType().isConstQualified();
+      }
     } else if (const auto *Spec = getQdSpecialization(T, "ndarray")) {
       const clang::TemplateArgumentList &Args = Spec->getTemplateArgs();
       if (Args.size() == 2 &&

@@ -41,6 +41,10 @@ static void printParam(const Param &P, llvm::raw_ostream &OS) {
   case ParamKind::Ndarray:
     OS << "ndarray<" << getScalarTypeName(P.Elem) << ", " << P.Dims << '>';
     return;
+  case ParamKind::Pointer:
+    OS << (P.PointeeConst ? "ptr<const " : "ptr<") << getScalarTypeName(P.Elem)
+       << '>';
+    return;
   case ParamKind::Unsupported:
     OS << "unsupported '" << P.Spelling << "'";
     return;

@@ -99,6 +99,13 @@ int main() {
   Ok.all("read from a rank-0 field", language::from_scalar.to_vector(),
          [](size_t i) { return int(1.5f * float(i)); });
 
+  qd::Ndarray<float, 1> PIn({8}), POut({8});
+  PIn.copy_from({0, 1, 2, 3, 4, 5, 6, 7});
+  language::raw_pointers(static_cast<const float *>(PIn.data()),
+                         static_cast<float *>(POut.data()), 8);
+  Ok.all("raw pointer parameters", POut.to_vector(),
+         [](size_t i) { return 2.0f * float(i); });
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

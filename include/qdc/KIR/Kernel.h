@@ -50,6 +50,7 @@ std::string getScalarTypeSpellingList(bool OrLast);
 enum class ParamKind {
   Scalar,     ///< passed by value
   Ndarray,    ///< qd::ndarray<T, Dims>, shape known at run time
+  Pointer,    ///< T * to device memory (host memory on the CPU)
   Unsupported ///< anything else; rejected by check-kernel-signature
 };
 
@@ -57,8 +58,9 @@ struct Param {
   std::string Name;
   ParamKind Kind = ParamKind::Scalar;
   ScalarType Elem = ScalarType::I32;
-  unsigned Dims = 0;    ///< rank of an ndarray, 0 for a scalar
-  std::string Spelling; ///< the C++ type as written, for messages
+  unsigned Dims = 0;         ///< rank of an ndarray, 0 for a scalar
+  bool PointeeConst = false; ///< `const T *`
+  std::string Spelling;      ///< the C++ type as written, for messages
   SourceLoc Loc;
 };
 
