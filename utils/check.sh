@@ -28,7 +28,8 @@ done
 echo "== qdc-fuzz"
 "$root/utils/fuzz.sh" --regress
 QDC_FUZZ_SMOKE_DIR=$(mktemp -d)
-"$root/utils/fuzz.sh" 60 >"$QDC_FUZZ_SMOKE_DIR/log" 2>&1 || {
+# A fixed seed, so that a failure in CI can be replayed (QDC_FUZZ_SEED=1).
+QDC_FUZZ_SEED=1 "$root/utils/fuzz.sh" 60 >"$QDC_FUZZ_SMOKE_DIR/log" 2>&1 || {
   tail -50 "$QDC_FUZZ_SMOKE_DIR/log"; exit 1; }
 grep -E '^(Done|stat::number_of_executed_units)' "$QDC_FUZZ_SMOKE_DIR/log" || true
 rm -rf "$QDC_FUZZ_SMOKE_DIR"

@@ -6,6 +6,7 @@
 #   utils/fuzz.sh --regress   run every input of test/fuzz/corpus once
 #   QDC_FUZZ_BUILD_DIR        build folder (default: build-fuzz)
 #   QDC_FUZZ_FULL=1           also compile images and objects per input
+#   QDC_FUZZ_SEED             libFuzzer's seed (default 0: a random one)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${QDC_FUZZ_BUILD_DIR:-$root/build-fuzz}
@@ -38,6 +39,6 @@ mkdir -p "$build/seeds"
 for s in "${seeds[@]}"; do
   if [ -d "$s" ]; then cp "$s"/* "$build/seeds/"; else cp "$s" "$build/seeds/"; fi
 done
-"$fuzzer" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
+"$fuzzer" -max_total_time="$seconds" -seed="${QDC_FUZZ_SEED:-0}" -timeout=30 -rss_limit_mb=4096 \
   -max_len=8192 -close_fd_mask=2 -artifact_prefix="$build/findings/" \
   -print_final_stats=1 "$work" "$build/seeds"
