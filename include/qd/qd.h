@@ -90,6 +90,22 @@ template <typename T> detail::range_t<T> range(T begin, T end) noexcept {
 template <typename... Ts>
 detail::ndrange_t<sizeof...(Ts)> ndrange(Ts... extents) noexcept;
 
+/// One dimension of an ndrange: `n` for [0, n), `{b, e}` for [b, e).
+struct ndrange_extent {
+  int64_t begin, end;
+  constexpr ndrange_extent(int64_t end) noexcept : begin(0), end(end) {}
+  constexpr ndrange_extent(int64_t begin, int64_t end) noexcept
+      : begin(begin), end(end) {}
+};
+/// `for (auto [i, j] : qd::ndrange({1, n - 1}, m))`: dimensions given as
+/// `{begin, end}` pairs (or extents).
+detail::ndrange_t<1> ndrange(ndrange_extent a) noexcept;
+detail::ndrange_t<2> ndrange(ndrange_extent a, ndrange_extent b) noexcept;
+detail::ndrange_t<3> ndrange(ndrange_extent a, ndrange_extent b,
+                             ndrange_extent c) noexcept;
+detail::ndrange_t<4> ndrange(ndrange_extent a, ndrange_extent b,
+                             ndrange_extent c, ndrange_extent d) noexcept;
+
 /// Options of `qd::loop_config({.block_dim = 128})`.
 struct loop_config_options {
   int block_dim = 0; ///< threads per block; 0: the backend's default

@@ -143,6 +143,19 @@ private:
     OS << "  }\n}\n";
   }
 
+  /// An ndrange dimension's size: `end`, or `(end) - (begin)` when it does
+  /// not start at 0.
+  static std::string getExtentSize(const Extent &X) {
+    if (X.Begin.Value == 0)
+      return X.End.Text;
+    return "(" + X.End.Text + ") - (" + X.Begin.Text + ")";
+  }
+  /// What an ndrange index adds to its digit: nothing from 0, else
+  /// `(begin) + `.
+  static std::string getOffset(const Extent &X) {
+    return X.Begin.Value == 0 ? "" : "(" + X.Begin.Text + ") + ";
+  }
+
   /// The user's index variables from the linear index qd_k_: an offset for
   /// a range, row-major digits for an ndrange.
   static void emitIndexVars(const Task &Tk, llvm::raw_ostream &OS) {
@@ -155,13 +168,14 @@ private:
     }
     OS << "    uint64_t " << names::Rest << " = " << names::Index << ";\n";
     for (size_t D = Tk.Extents.size(); D-- > 1;) {
-      std::string E = "static_cast<uint64_t>(" + Tk.Extents[D].End.Text + ")";
-      OS << "    int64_t " << Tk.IndexVars[D] << " = static_cast<int64_t>("
-         << names::Rest << " % " << E << ");\n    " << names::Rest
-         << " /= " << E << ";\n";
+      const Extent &X = Tk.Extents[D];
+      std::string E = "static_cast<uint64_t>(" + getExtentSize(X) + ")";
+      OS << "    int64_t " << Tk.IndexVars[D] << " = " << getOffset(X)
+         << "static_cast<int64_t>(" << names::Rest << " % " << E << ");\n    "
+         << names::Rest << " /= " << E << ";\n";
     }
-    OS << "    int64_t " << Tk.IndexVars[0] << " = static_cast<int64_t>("
-       << names::Rest << ");\n";
+    OS << "    int64_t " << Tk.IndexVars[0] << " = " << getOffset(Tk.Extents[0])
+       << "static_cast<int64_t>(" << names::Rest << ");\n";
   }
 
   const Module &M;

@@ -221,10 +221,25 @@ private:
       for (const clang::BindingDecl *B : DD->bindings())
         Out.IndexVars.push_back(B->getNameAsString());
       for (const clang::Expr *Arg : Call->arguments())
-        Out.Extents.push_back({Src.getConstantBound(0), Src.getBound(Arg)});
+        Out.Extents.push_back(buildNdExtent(Arg));
       return true;
     }
     return false;
+  }
+
+  /// One ndrange dimension: `n` is [0, n), `{b, e}` is [b, e).
+  kir::Extent buildNdExtent(const clang::Expr *Arg) {
+    const clang::Expr *E = Arg->IgnoreImplicit();
+    if (const auto *Temp = dyn_cast<clang::MaterializeTemporaryExpr>(E))
+      E = Temp->getSubExpr()->IgnoreImplicit();
+    const auto *Construct = dyn_cast<clang::CXXConstructExpr>(E);
+    if (Construct && Construct->isListInitialization() &&
+        Construct->getNumArgs() == 2)
+      return {Src.getBound(Construct->getArg(0)),
+              Src.getBound(Construct->getArg(1))};
+    if (Construct && Construct->getNumArgs() == 1)
+      return {Src.getConstantBound(0), Src.getBound(Construct->getArg(0))};
+    return {Src.getConstantBound(0), Src.getBound(Arg)};
   }
 
   /// A loop produced by a macro as a whole is check-rewritable's to

@@ -106,6 +106,13 @@ int main() {
   Ok.all("raw pointer parameters", POut.to_vector(),
          [](size_t i) { return 2.0f * float(i); });
 
+  language::ndrange_pairs(7);
+  Ok.all("ndrange with {begin, end} pairs", language::nd_pairs.to_vector(),
+         [](size_t k) {
+           int i = int(k / 6), j = int(k % 6);
+           return i >= 2 && i < 7 && j >= 1 && j < 5 ? i * 10 + j : -1;
+         });
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {
