@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qdc/Driver/Driver.h"
+#include "DeepStack.h"
 #include "Output.h"
 #include "Outputs.h"
 #include "qdc/CodeGen/CodeGen.h"
@@ -22,13 +23,9 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
-#include "llvm/Support/thread.h"
 
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
-#include <pthread.h>
-#include <signal.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 using namespace qdc;
@@ -163,64 +160,6 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   return writeOutputs(Opts, Paths, *M, Tools, Session.getDependencies());
 }
 
-namespace {
-/// The lowest address of the pipeline thread's stack, for onSegv.
-char *StackLow = nullptr;
-struct sigaction PreviousSegv;
-
-/// Input nested beyond even a deep stack (Clang's parser recurses over
-/// nested unary operators without a limit) faults just below the stack:
-/// that is reported as an error, temporaries are removed, and qdc exits 1.
-/// Any other fault goes to the handler before this one (LLVM's stack trace).
-void onSegv(int, siginfo_t *Info, void *Context) {
-  // The fault is the stack's when the faulting address or the stack pointer
-  // is at (or past) the bottom of the pipeline thread's stack: a large frame
-  // can jump well past the guard page.
-  auto *Addr = static_cast<char *>(Info->si_addr);
-  char *SP = nullptr;
-  auto *UC = static_cast<ucontext_t *>(Context);
-#if defined(__x86_64__)
-  SP = reinterpret_cast<char *>(UC->uc_mcontext.gregs[REG_RSP]);
-#elif defined(__aarch64__)
-  SP = reinterpret_cast<char *>(UC->uc_mcontext.sp);
-#endif
-  constexpr long Near = 1 << 20;
-  auto AtBottom = [](char *P) {
-    return StackLow && P && P < StackLow + Near && P >= StackLow - (1L << 30);
-  };
-  if (AtBottom(Addr) || AtBottom(SP)) {
-    static const char Msg[] = "qdc: error: the input nests too deeply: the "
-                              "compiler ran out of stack\n";
-    (void)!write(STDERR_FILENO, Msg, sizeof(Msg) - 1);
-    llvm::sys::RunInterruptHandlers();
-    _exit(1);
-  }
-  sigaction(SIGSEGV, &PreviousSegv, nullptr); // the fault repeats there
-}
-
-/// On the pipeline thread: an alternate stack for onSegv, and onSegv.
-void guardStack() {
-  pthread_attr_t Attr;
-  void *Low = nullptr;
-  size_t Size = 0;
-  if (pthread_getattr_np(pthread_self(), &Attr) == 0) {
-    pthread_attr_getstack(&Attr, &Low, &Size);
-    pthread_attr_destroy(&Attr);
-  }
-  StackLow = static_cast<char *>(Low);
-  static char AltStack[1 << 16];
-  stack_t SS = {};
-  SS.ss_sp = AltStack;
-  SS.ss_size = sizeof(AltStack);
-  sigaltstack(&SS, nullptr);
-  struct sigaction Action = {};
-  Action.sa_sigaction = onSegv;
-  Action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  sigemptyset(&Action.sa_mask);
-  sigaction(SIGSEGV, &Action, &PreviousSegv);
-}
-} // namespace
-
 /// An LLVM fatal error (a construct a back end cannot compile) ends qdc with
 /// an error and exit code 1, its temporaries removed, not an abort with a
 /// stack dump.
@@ -234,13 +173,6 @@ int qdc::runDriver(llvm::ArrayRef<const char *> Args) {
   llvm::install_fatal_error_handler(onFatalError);
   // Clang and qdc recurse over the AST: deeply nested input needs a deep
   // stack, as clang's own driver gives its compiler; qdc's own walks are
-  // bounded, and what still exhausts it is an error (onSegv).
-  constexpr unsigned StackSize = 1u << 30;
-  int RC = 1;
-  llvm::thread Worker(std::optional<unsigned>(StackSize), [&] {
-    guardStack();
-    RC = runPipelineOnArgs(Args);
-  });
-  Worker.join();
-  return RC;
+  // bounded, and what still exhausts it is an error (DeepStack.cpp).
+  return runOnDeepStack([&] { return runPipelineOnArgs(Args); });
 }

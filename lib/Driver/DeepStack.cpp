@@ -1,0 +1,89 @@
+//===- DeepStack.cpp - Running the pipeline on a deep stack ---------------===//
+//
+// Part of qdc. The pipeline thread gets an alternate signal stack and a
+// SIGSEGV handler that tells stack exhaustion (the fault, or the stack
+// pointer, at the bottom of this thread's stack) from any other fault.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DeepStack.h"
+
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/thread.h"
+
+#include <optional>
+#include <pthread.h>
+#include <signal.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+using namespace qdc;
+
+namespace {
+/// The lowest address of the pipeline thread's stack, for onSegv.
+char *StackLow = nullptr;
+struct sigaction PreviousSegv;
+
+/// Input nested beyond even a deep stack (Clang's parser recurses over
+/// nested unary operators without a limit) faults just below the stack:
+/// that is reported as an error, temporaries are removed, and qdc exits 1.
+/// Any other fault goes to the handler before this one (LLVM's stack trace).
+void onSegv(int, siginfo_t *Info, void *Context) {
+  // The fault is the stack's when the faulting address or the stack pointer
+  // is at (or past) the bottom of the pipeline thread's stack: a large frame
+  // can jump well past the guard page.
+  auto *Addr = static_cast<char *>(Info->si_addr);
+  char *SP = nullptr;
+  auto *UC = static_cast<ucontext_t *>(Context);
+#if defined(__x86_64__)
+  SP = reinterpret_cast<char *>(UC->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  SP = reinterpret_cast<char *>(UC->uc_mcontext.sp);
+#endif
+  constexpr long Near = 1 << 20;
+  auto AtBottom = [](char *P) {
+    return StackLow && P && P < StackLow + Near && P >= StackLow - (1L << 30);
+  };
+  if (AtBottom(Addr) || AtBottom(SP)) {
+    static const char Msg[] = "qdc: error: the input nests too deeply: the "
+                              "compiler ran out of stack\n";
+    (void)!write(STDERR_FILENO, Msg, sizeof(Msg) - 1);
+    llvm::sys::RunInterruptHandlers();
+    _exit(1);
+  }
+  sigaction(SIGSEGV, &PreviousSegv, nullptr); // the fault repeats there
+}
+
+/// On the pipeline thread: an alternate stack for onSegv, and onSegv.
+void guardStack() {
+  pthread_attr_t Attr;
+  void *Low = nullptr;
+  size_t Size = 0;
+  if (pthread_getattr_np(pthread_self(), &Attr) == 0) {
+    pthread_attr_getstack(&Attr, &Low, &Size);
+    pthread_attr_destroy(&Attr);
+  }
+  StackLow = static_cast<char *>(Low);
+  static char AltStack[1 << 16];
+  stack_t SS = {};
+  SS.ss_sp = AltStack;
+  SS.ss_size = sizeof(AltStack);
+  sigaltstack(&SS, nullptr);
+  struct sigaction Action = {};
+  Action.sa_sigaction = onSegv;
+  Action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&Action.sa_mask);
+  sigaction(SIGSEGV, &Action, &PreviousSegv);
+}
+} // namespace
+
+int qdc::runOnDeepStack(llvm::function_ref<int()> Fn) {
+  constexpr unsigned StackSize = 1u << 30;
+  int RC = 1;
+  llvm::thread Worker(std::optional<unsigned>(StackSize), [&] {
+    guardStack();
+    RC = Fn();
+  });
+  Worker.join();
+  return RC;
+}
