@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compiler.h"
+#include "OptimizationLimit.h"
 #include "TargetHooks.h"
 
 #include "qdc/Toolchain/ClangInvocation.h"
@@ -122,9 +123,14 @@ static llvm::Error runClang(std::vector<std::string> Args,
       llvm::MemoryBuffer::getMemBufferCopy(Source, InputName).release());
   if (!OutputPath.empty())
     Inv->getFrontendOpts().OutputFile = OutputPath;
+  addOptimizationLimit(Inv->getCodeGenOpts());
+  // A diagnostic here is at a line of the user's source (#line), but the
+  // text beside it is generated: no source lines are quoted.
+  Inv->getDiagnosticOpts().ShowCarets = false;
   clang::CompilerInstance CI;
   CI.setInvocation(std::move(Inv));
   CI.createDiagnostics();
+  enableOptimizationLimitWarning(CI.getDiagnostics());
   if (!CI.ExecuteAction(Action))
     return makeError("compiling the generated " + InputName + " failed");
   return llvm::Error::success();

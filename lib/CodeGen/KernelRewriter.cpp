@@ -120,6 +120,9 @@ private:
   }
 
   void emitTask(const Kernel &K, const Task &Tk, llvm::raw_ostream &OS) const {
+    // A diagnostic about the entry itself is at the kernel's line.
+    if (K.Range.isValid())
+      OS << Src.lineDirective(K.Range.Begin);
     T.emitEntry(OS, K, Tk);
     for (const Param &P : K.Params)
       OS << "  [[maybe_unused]] " << getParamType(P, /*Host=*/false) << ' '

@@ -19,8 +19,15 @@ def loop(expr):
     return kernel("  for (int i : qd::range(4)) f[i] = " + expr + ";\n")
 
 
+def chain(n):
+    return "".join(f"i == {k} ? {k} : " for k in range(n)) + "0"
+
+
+TOO_LARGE = ("warning: this function is too large to optimize (30003 basic blocks; "
+             "the limit is 8192): it is compiled without optimization")
+
 CASES = [
-    # name, source, expected exit code, text stderr must hold
+    # name, source, expected exit code, text stderr must hold[, qdc options]
     ("minus5k", loop("- " * 5000 + "1"), 0, ""),
     ("sum100k", loop("+".join(["1"] * 100000)), 0, ""),
     ("ifelse10k", kernel("  for (int i : qd::range(4)) {\n    if (i == 0) f[i] = 1;\n"
@@ -35,6 +42,15 @@ CASES = [
      "deep.line.qd:4:1: error: '#line' number 4294967295 is too large"),
     ("linemarker", HEADER + '# 4294967294 "other.h"\nint x = ;\n', 1,
      "deep.linemarker.qd:3:1: error: '#line' number 4294967294 is too large"),
+    # LLVM's optimizations are quadratic in such chains: the function is
+    # compiled without them, with a warning at the kernel (host and PTX
+    # here; ptxas is quadratic in them too, see docs/compiler.md).
+    ("ternary10k", loop(chain(10000)), 0, "deep.ternary10k.qd:3:" , ["--offload-arch=none"]),
+    ("ternary10kptx", loop(chain(10000)), 0, TOO_LARGE, ["--emit=ptx", "--offload-arch=sm_80"]),
+    ("elseif10k", kernel("  for (int i : qd::range(4)) {\n    int r = 0;\n"
+                         + "".join(f"    if (i == {k}) r = {k};\n    else\n" for k in range(10000))
+                         + "    r = 1;\n    f[i] = r;\n  }\n"), 0, "too large to optimize",
+     ["--offload-arch=none"]),
 ]
 
 
@@ -42,12 +58,13 @@ def main():
     qdc, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
     failed = 0
-    for name, source, expect, text in CASES:
+    for name, source, expect, text, *options in CASES:
         path = os.path.join(work, f"deep.{name}.qd")
         with open(path, "w") as f:
             f.write(source)
         try:
-            p = subprocess.run([qdc, path, "-o", os.path.join(work, name + ".o")],
+            p = subprocess.run([qdc, path, "-o", os.path.join(work, name + ".o")]
+                               + (options[0] if options else []),
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
             err = p.stderr.decode("utf-8", "replace")
             ok = p.returncode == expect and text in err and "Stack dump" not in err
