@@ -57,6 +57,17 @@ public:
 
   virtual void *allocate(size_t Bytes) = 0;
   virtual void deallocate(void *Pointer) = 0;
+  /// Memory for work on Stream, usable by what Stream runs next, and freed
+  /// after what Stream runs before the free (stream-ordered). By default
+  /// ordinary memory, freed once Stream has run everything before.
+  virtual void *allocateAsync(size_t Bytes, Handle Stream) {
+    (void)Stream;
+    return allocate(Bytes);
+  }
+  virtual void deallocateAsync(void *Pointer, Handle Stream) {
+    synchronizeStream(Stream);
+    deallocate(Pointer);
+  }
   virtual void copyToDevice(void *Dst, const void *Src, size_t Bytes,
                             Handle Stream) = 0;
   virtual void copyToHost(void *Dst, const void *Src, size_t Bytes,

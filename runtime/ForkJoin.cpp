@@ -17,6 +17,8 @@
 
 #include "Module.h"
 
+#include <vector>
+
 using namespace qd::rt;
 
 namespace {
@@ -32,10 +34,70 @@ private:
 };
 } // namespace
 
+/// The kernel scalars of one call: device memory, stream-ordered on the
+/// launch stream, whose address goes into a copy of the argument block.
+class ScalarBlock {
+public:
+  ScalarBlock(Device &D, const qdrt_kernel_desc &K, const void *Args,
+              Handle Stream)
+      : D(D), Stream(Stream) {
+    if (!K.scalars_size)
+      return;
+    Copy.assign(static_cast<const char *>(Args),
+                static_cast<const char *>(Args) + K.arg_size);
+    Memory = D.allocateAsync(K.scalars_size, Stream);
+    __builtin_memcpy(Copy.data() + K.scalars_offset, &Memory, sizeof(void *));
+  }
+  ~ScalarBlock() {
+    if (!Memory)
+      return;
+    try {
+      D.deallocateAsync(Memory, Stream);
+    } catch (const qd::Error &) {
+      // A failing stream already reported its error; the memory goes with
+      // the context.
+    }
+  }
+  ScalarBlock(const ScalarBlock &) = delete;
+  ScalarBlock &operator=(const ScalarBlock &) = delete;
+
+  const void *args(const void *Original) const {
+    return Memory ? Copy.data() : Original;
+  }
+  const char *memory() const { return static_cast<const char *>(Memory); }
+
+private:
+  Device &D;
+  Handle Stream;
+  std::vector<char> Copy;
+  void *Memory = nullptr;
+};
+
+static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
+                        const LoadedModule &LM, uint32_t Kernel,
+                        const void *Args, const uint64_t *Iterations,
+                        Handle LaunchStream);
+
 void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
                           const LoadedModule &LM, uint32_t Kernel,
                           const void *Args, const uint64_t *Iterations,
-                          Handle LaunchStream) {
+                          Handle LaunchStream, void *Result) {
+  const qdrt_kernel_desc &K = Desc.kernels[Kernel];
+  Device &D = RT.device();
+  ScalarBlock Scalars(D, K, Args, LaunchStream);
+  launchTasks(RT, Desc, LM, Kernel, Scalars.args(Args), Iterations,
+              LaunchStream);
+  if (Result) {
+    D.copyToHost(Result, Scalars.memory() + K.result_offset, K.result_size,
+                 LaunchStream);
+    D.synchronizeStream(LaunchStream);
+  }
+}
+
+static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
+                        const LoadedModule &LM, uint32_t Kernel,
+                        const void *Args, const uint64_t *Iterations,
+                        Handle LaunchStream) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = RT.device();
   auto LaunchTask = [&](uint32_t I, Handle Stream) {

@@ -89,18 +89,42 @@ qdrt_status qdrt_register_module(const qdrt_module_desc *Desc,
   });
 }
 
+static void launch(const char *What, qdrt_module *M, uint32_t Kernel,
+                   const void *Args, const uint64_t *Iterations, void *Stream,
+                   void *Result) {
+  if (!M || !M->Desc || Kernel >= M->Desc->num_kernels)
+    throw qd::Error(std::string(What) + ": no such kernel");
+  const qdrt_kernel_desc &K = M->Desc->kernels[Kernel];
+  if ((K.arg_size && !Args) || (K.num_tasks && !Iterations) ||
+      (Result && !K.result_size))
+    throw qd::Error(std::string(What) + ": kernel '" + K.name +
+                    "': missing arguments");
+  if (K.scalars_size &&
+      (K.scalars_offset > K.arg_size ||
+       K.arg_size - K.scalars_offset < sizeof(void *) ||
+       K.result_offset > K.scalars_size ||
+       K.scalars_size - K.result_offset < K.result_size))
+    throw qd::Error(std::string(What) + ": kernel '" + K.name +
+                    "': its scalars do not fit its argument block");
+  Runtime &RT = current();
+  launchKernel(RT, *M->Desc, loaded(RT, *M), Kernel, Args, Iterations, Stream,
+               Result);
+}
+
 qdrt_status qdrt_launch(qdrt_module *M, uint32_t Kernel, const void *Args,
                         const uint64_t *Iterations, void *Stream) {
   return guarded([&] {
-    if (!M || !M->Desc || Kernel >= M->Desc->num_kernels)
-      throw qd::Error("qdrt_launch: no such kernel");
-    const qdrt_kernel_desc &K = M->Desc->kernels[Kernel];
-    if ((K.arg_size && !Args) || (K.num_tasks && !Iterations))
-      throw qd::Error(std::string("qdrt_launch: kernel '") + K.name +
-                      "': missing arguments");
-    Runtime &RT = current();
-    launchKernel(RT, *M->Desc, loaded(RT, *M), Kernel, Args, Iterations,
-                 Stream);
+    launch("qdrt_launch", M, Kernel, Args, Iterations, Stream, nullptr);
+  });
+}
+
+qdrt_status qdrt_launch_result(qdrt_module *M, uint32_t Kernel,
+                               const void *Args, const uint64_t *Iterations,
+                               void *Stream, void *Result) {
+  return guarded([&] {
+    if (!Result)
+      throw qd::Error("qdrt_launch_result: no place for the result");
+    launch("qdrt_launch_result", M, Kernel, Args, Iterations, Stream, Result);
   });
 }
 

@@ -42,10 +42,13 @@ void validateModule(const qdrt_module_desc &Desc);
 
 /// Enqueues a kernel's tasks on LaunchStream: in order when it has no
 /// groups; otherwise forked onto pooled worker streams and joined back,
-/// without blocking the host.
+/// without blocking the host. A kernel with scalars gets their device
+/// memory for the call; Result, when not null, receives its return value
+/// once LaunchStream has run it (the only case that waits).
 void launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
                   const LoadedModule &LM, uint32_t Kernel, const void *Args,
-                  const uint64_t *Iterations, Handle LaunchStream);
+                  const uint64_t *Iterations, Handle LaunchStream,
+                  void *Result = nullptr);
 
 } // namespace qd::rt
 

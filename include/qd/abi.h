@@ -20,7 +20,14 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 1u
+#define QDRT_ABI_VERSION 2u
+
+/**
+ * An iteration count that the task computes itself when it starts (its
+ * range reads device memory): a GPU launch covers the device, the CPU calls
+ * the task's cpu_trip first.
+ */
+#define QDRT_DEVICE_TRIP UINT64_MAX
 
 typedef enum qdrt_status { QDRT_SUCCESS = 0, QDRT_ERROR = 1 } qdrt_status;
 
@@ -45,11 +52,15 @@ typedef struct qdrt_image {
 typedef void (*qdrt_cpu_task_fn)(const void *args, uint64_t begin,
                                  uint64_t end);
 
+/** The CPU form of a QDRT_DEVICE_TRIP task's iteration count. */
+typedef uint64_t (*qdrt_cpu_trip_fn)(const void *args);
+
 typedef struct qdrt_task_desc {
   const char *name; /**< entry point in the device images */
   uint32_t group; /**< 0: on the launch stream; 1..G: a stream-parallel group */
   uint32_t block_dim;      /**< threads per block; 0: the runtime's default */
   qdrt_cpu_task_fn cpu_fn; /**< may be null when no CPU code was built */
+  qdrt_cpu_trip_fn cpu_trip; /**< for QDRT_DEVICE_TRIP launches; or null */
 } qdrt_task_desc;
 
 typedef struct qdrt_kernel_desc {
@@ -58,6 +69,16 @@ typedef struct qdrt_kernel_desc {
   uint32_t num_tasks;  /**< tasks in launch order, groups non-decreasing */
   uint32_t num_groups;
   uint32_t arg_size; /**< bytes of the argument block */
+  /**
+   * Bytes of device memory the kernel's scalars need for one call (0:
+   * none). The runtime allocates them for each call, stream-ordered, and
+   * writes their address into the argument block at scalars_offset.
+   */
+  uint32_t scalars_size;
+  uint32_t scalars_offset;
+  /** Where the return value lies among the scalars, and its size (0: void). */
+  uint32_t result_offset;
+  uint32_t result_size;
 } qdrt_kernel_desc;
 
 typedef struct qdrt_field_desc {
@@ -102,6 +123,15 @@ qdrt_status qdrt_register_module(const qdrt_module_desc *desc,
  */
 qdrt_status qdrt_launch(qdrt_module *module, uint32_t kernel, const void *args,
                         const uint64_t *iterations, void *stream);
+
+/**
+ * qdrt_launch, then copies the kernel's return value (result_size bytes)
+ * to `result` once the launch stream has run the kernel: this waits for
+ * that stream only.
+ */
+qdrt_status qdrt_launch_result(qdrt_module *module, uint32_t kernel,
+                               const void *args, const uint64_t *iterations,
+                               void *stream, void *result);
 
 /** The address of a field on the current device (host address on CPU). */
 qdrt_status qdrt_field_address(qdrt_module *module, uint32_t field,

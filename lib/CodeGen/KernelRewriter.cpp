@@ -109,41 +109,227 @@ private:
   void emitKernel(const Kernel &K, llvm::raw_ostream &OS) const {
     OS << "\n// kernel " << K.Name << ": " << K.Tasks.size() << " tasks, "
        << K.NumGroups << " groups\n";
-    if (!K.Params.empty()) {
+    if (K.hasScalars()) {
+      OS << "struct " << names::scalarsStruct(K) << " {\n";
+      for (auto [Id, I] : K.Scalars) {
+        const LocalVar &V = K.findStmt(Id)->Vars[I];
+        OS << "  " << V.Type << ' ' << names::scalarMember(V, Id) << ";\n";
+      }
+      if (K.ReturnStmt)
+        OS << "  " << K.ReturnType << ' ' << names::Return << ";\n";
+      OS << "};\n";
+    }
+    if (K.hasArgBlock()) {
       OS << "struct " << names::argsStruct(K) << " {\n";
       for (const Param &P : K.Params)
         OS << "  " << getParamType(P, /*Host=*/false) << ' ' << P.Name << ";\n";
+      if (K.hasScalars())
+        OS << "  " << names::scalarsStruct(K) << " *" << names::Scalars
+           << ";\n";
       OS << "};\n";
     }
     for (const Task &Tk : K.Tasks)
       emitTask(K, Tk, OS);
   }
 
+  /// Whether task Tk uses variable Var of local statement Decl.
+  static bool usesLocal(const Kernel &K, const Task &Tk, const Stmt &Decl) {
+    if (llvm::is_contained(Tk.StmtIds, Decl.Id))
+      return true;
+    return llvm::any_of(Decl.Uses, [&](const LocalUse &U) {
+      return llvm::is_contained(Tk.StmtIds, U.StmtId);
+    });
+  }
+
+  /// The reduction of kernel scalar (Id, I) by Loop, if it reduces it.
+  static const LoopAccess *findReduction(const Stmt *Loop, unsigned Id,
+                                         unsigned I) {
+    if (!Loop)
+      return nullptr;
+    for (const LoopAccess &A : Loop->Accesses)
+      if (A.What == LoopAccess::Reduce && A.DeclId == Id && A.VarIndex == I)
+        return &A;
+    return nullptr;
+  }
+
+  static const char *getReduceOpTag(ReduceOp Op) {
+    switch (Op) {
+    case ReduceOp::Add:
+      return "qd::detail::op_add";
+    case ReduceOp::Mul:
+      return "qd::detail::op_mul";
+    case ReduceOp::Or:
+      return "qd::detail::op_or";
+    case ReduceOp::And:
+      return "qd::detail::op_and";
+    case ReduceOp::Xor:
+      return "qd::detail::op_xor";
+    case ReduceOp::Min:
+      return "qd::detail::op_min";
+    case ReduceOp::Max:
+      return "qd::detail::op_max";
+    }
+    llvm_unreachable("unknown ReduceOp");
+  }
+
+  /// A reduced kernel scalar of a loop task: its accumulator, by index.
+  struct Reduced {
+    const LocalVar *Var;
+    unsigned Id;
+    ReduceOp Op;
+  };
+
+  /// The task's view of the kernel scalars: references in serial tasks,
+  /// values in loops, private accumulators for what a loop reduces.
+  std::vector<Reduced> emitScalarBindings(const Kernel &K, const Task &Tk,
+                                          const Stmt *Loop,
+                                          llvm::raw_ostream &OS) const {
+    std::vector<Reduced> Out;
+    if (!K.hasScalars())
+      return Out;
+    OS << "  [[maybe_unused]] " << names::scalarsStruct(K) << " *const "
+       << names::Scalars << " = " << names::Args << '.' << names::Scalars
+       << ";\n";
+    for (auto [Id, I] : K.Scalars) {
+      const Stmt &Decl = *K.findStmt(Id);
+      if (!usesLocal(K, Tk, Decl))
+        continue;
+      const LocalVar &V = Decl.Vars[I];
+      std::string Member =
+          names::Scalars.str() + "->" + names::scalarMember(V, Id);
+      if (const LoopAccess *R = findReduction(Loop, Id, I)) {
+        OS << "  " << V.Type << ' ' << names::accumulator(Out.size())
+           << " = " << getReduceOpTag(R->Op) << "::identity<" << V.Type
+           << ">();\n";
+        Out.push_back({&V, Id, R->Op});
+        continue;
+      }
+      if (Loop)
+        OS << "  [[maybe_unused]] const " << V.Type << ' ' << V.Name << " = "
+           << Member << ";\n";
+      else
+        OS << "  [[maybe_unused]] " << V.Type << " &" << V.Name << " = "
+           << Member << ";\n";
+    }
+    return Out;
+  }
+
+  /// A statement of a serial task: kernel-scalar declarations become
+  /// assignments, `return e;` stores e.
+  std::string getSerialStmt(const Kernel &K, const Stmt &S) const {
+    if (K.ReturnStmt && *K.ReturnStmt == S.Id && K.ReturnValue.isValid())
+      return Src.lineDirective(K.ReturnValue.Begin) + names::Scalars.str() +
+             "->" + names::Return.str() + " = " +
+             Src.slice(K.ReturnValue).str() + ";\n";
+    if (S.Kind != StmtKind::Local || S.Vars.empty() || !S.Vars[0].Scalar)
+      return Src.snippet(S.Range);
+    std::string Out;
+    for (const LocalVar &V : S.Vars) {
+      if (!V.AfterName.isValid()) {
+        if (V.RecordType)
+          Out += "  " + V.Name + " = " + V.Type + "();\n";
+        continue;
+      }
+      Out += Src.lineDirective(V.AfterName.Begin - V.Name.size()) + V.Name;
+      llvm::StringRef Init = Src.slice(V.AfterName);
+      Out += V.CopyInit ? Init.str() : " = " + V.Type + Init.str();
+      Out += ";\n";
+    }
+    return Out;
+  }
+
   void emitTask(const Kernel &K, const Task &Tk, llvm::raw_ostream &OS) const {
+    if (Tk.DeviceBounds && T.hasHostTripFunctions())
+      emitTripFunction(K, Tk, OS);
     // A diagnostic about the entry itself is at the kernel's line.
     if (K.Range.isValid())
       OS << Src.lineDirective(K.Range.Begin);
     T.emitEntry(OS, K, Tk);
-    for (const Param &P : K.Params)
-      OS << "  [[maybe_unused]] " << getParamType(P, /*Host=*/false) << ' '
-         << P.Name << " = " << names::Args << '.' << P.Name << ";\n";
-    for (const Stmt *L : getVisibleLocals(K, Tk))
-      OS << Src.snippet(L->Range);
+    emitPrologue(K, Tk, OS);
+    const Stmt *Loop =
+        Tk.Kind == TaskKind::Serial ? nullptr : K.findStmt(Tk.StmtIds.front());
+    std::vector<Reduced> Reductions = emitScalarBindings(K, Tk, Loop, OS);
 
     if (Tk.Kind == TaskKind::Serial) {
       OS << T.getSerialGuard();
       for (unsigned Id : Tk.StmtIds)
         if (const Stmt *S = K.findStmt(Id))
-          OS << Src.snippet(S->Range);
+          OS << getSerialStmt(K, *S);
       OS << "  }\n}\n";
       return;
     }
+    Task Local = Tk;
+    if (Tk.DeviceBounds) {
+      // Evaluated once, when the task starts; the GPU's iteration count
+      // argument is the runtime's placeholder.
+      hoistBounds(Local, OS);
+      if (!T.hasHostTripFunctions())
+        OS << "  " << names::Count << " = " << getTripCount(Local) << ";\n";
+    }
     OS << T.getIndexLoop();
-    emitIndexVars(Tk, OS);
-    const Stmt *Loop = K.findStmt(Tk.StmtIds.front());
+    emitIndexVars(Local, OS);
+    for (size_t I = 0; I < Reductions.size(); ++I)
+      OS << "    [[maybe_unused]] " << Reductions[I].Var->Type << " &"
+         << Reductions[I].Var->Name << " = " << names::accumulator(I)
+         << ";\n";
     if (Loop && Loop->LoopBody.isValid())
       OS << Src.snippet(Loop->LoopBody);
-    OS << "  }\n}\n";
+    OS << "  }\n";
+    for (size_t I = 0; I < Reductions.size(); ++I)
+      OS << "  qd::detail::reduce<" << getReduceOpTag(Reductions[I].Op)
+         << ">(&" << names::Scalars << "->"
+         << names::scalarMember(*Reductions[I].Var, Reductions[I].Id) << ", "
+         << names::accumulator(I) << ");\n";
+    OS << "}\n";
+  }
+
+  /// Parameters and recomputed locals, at the start of every task.
+  void emitPrologue(const Kernel &K, const Task &Tk,
+                    llvm::raw_ostream &OS) const {
+    for (const Param &P : K.Params)
+      OS << "  [[maybe_unused]] " << getParamType(P, /*Host=*/false) << ' '
+         << P.Name << " = " << names::Args << '.' << P.Name << ";\n";
+    for (const Stmt *L : getVisibleLocals(K, Tk))
+      OS << Src.snippet(L->Range);
+  }
+
+  /// Each bound becomes a constant evaluated once; Tk's extents then name
+  /// those constants.
+  static void hoistBounds(Task &Tk, llvm::raw_ostream &OS) {
+    size_t N = 0;
+    for (Extent &X : Tk.Extents)
+      for (Bound *B : {&X.Begin, &X.End}) {
+        if (B->Value)
+          continue;
+        std::string Name = names::hoistedBound(N++);
+        OS << "  const auto " << Name << " = (" << B->Text << ");\n";
+        B->Text = Name;
+      }
+  }
+
+  static std::string getTripCount(const Task &Tk) {
+    std::string Out;
+    for (size_t D = 0; D < Tk.Extents.size(); ++D)
+      Out += (D ? " * " : "") + ("qd::detail::trip(" + Tk.Extents[D].Begin.Text +
+                                 ", " + Tk.Extents[D].End.Text + ")");
+    return Out;
+  }
+
+  /// The CPU's trip-count function of a task whose range is evaluated
+  /// when it starts: the runtime calls it, then splits the count.
+  void emitTripFunction(const Kernel &K, const Task &Tk,
+                        llvm::raw_ostream &OS) const {
+    OS << "static uint64_t " << names::tripFunction(Tk) << "(const void *"
+       << names::ArgPtr << ") {\n";
+    std::string S = names::argsStruct(K);
+    if (K.hasArgBlock())
+      OS << "  const " << S << " &" << names::Args << " = *static_cast<const "
+         << S << " *>(" << names::ArgPtr << ");\n";
+    else
+      OS << "  (void)" << names::ArgPtr << ";\n";
+    emitPrologue(K, Tk, OS);
+    emitScalarBindings(K, Tk, K.findStmt(Tk.StmtIds.front()), OS);
+    OS << "  return " << getTripCount(Tk) << ";\n}\n";
   }
 
   /// An ndrange dimension's size: `end`, or `(end) - (begin)` when it does

@@ -98,7 +98,11 @@ private:
         OS << "  {.name = \"" << Tk.Name << "\", .group = " << Tk.Group
            << ", .block_dim = "
            << (Tk.Kind == TaskKind::Serial ? 1 : Tk.BlockDim) << ", .cpu_fn = &"
-           << names::qualified(K.Scope, Tk.Name) << "},\n";
+           << names::qualified(K.Scope, Tk.Name) << ", .cpu_trip = "
+           << (Tk.DeviceBounds
+                   ? "&" + names::qualified(K.Scope, names::tripFunction(Tk))
+                   : std::string("nullptr"))
+           << "},\n";
     OS << "};\n";
   }
 
@@ -108,14 +112,21 @@ private:
     OS << "const qdrt_kernel_desc " << names::Kernels << "[] = {\n";
     unsigned First = 0;
     for (const Kernel &K : M.Kernels) {
+      std::string Args = names::qualified(K.Scope, names::argsStruct(K));
+      std::string Scalars = names::qualified(K.Scope, names::scalarsStruct(K));
       OS << "  {.name = \"" << K.Name << "\", .first_task = " << First
          << ", .num_tasks = " << K.Tasks.size()
          << ", .num_groups = " << K.NumGroups << ", .arg_size = "
-         << (K.Params.empty()
-                 ? std::string("0")
-                 : "sizeof(" + names::qualified(K.Scope, names::argsStruct(K)) +
-                       ")")
-         << "},\n";
+         << (K.hasArgBlock() ? "sizeof(" + Args + ")" : std::string("0"));
+      if (K.hasScalars())
+        OS << ", .scalars_size = sizeof(" << Scalars
+           << "), .scalars_offset = __builtin_offsetof(" << Args << ", "
+           << names::Scalars << ")";
+      if (K.ReturnStmt)
+        OS << ", .result_offset = __builtin_offsetof(" << Scalars << ", "
+           << names::Return << "), .result_size = sizeof(" << K.ReturnType
+           << ")";
+      OS << "},\n";
       First += K.Tasks.size();
     }
     OS << "};\n";
@@ -137,9 +148,9 @@ private:
   llvm::raw_ostream &OS;
 };
 
-/// `void name(<params>, qd::Launch qd_launch_[ = {}])`.
+/// `<return type> name(<params>, qd::Launch qd_launch_[ = {}])`.
 std::string getLauncherSignature(const Kernel &K, bool Defaults) {
-  std::string Out = "void " + K.Name + "(";
+  std::string Out = (K.ReturnStmt ? K.ReturnType : "void") + " " + K.Name + "(";
   for (const Param &P : K.Params) {
     std::string Ty = getParamType(P, /*Host=*/true);
     bool Attached = llvm::StringRef(Ty).ends_with("&") ||
@@ -160,7 +171,7 @@ void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
   // The kernel's bounds and locals are written in its own namespace.
   if (!K.Scope.empty())
     OS << "  using namespace ::" << K.Scope << ";\n";
-  if (!K.Params.empty()) {
+  if (K.hasArgBlock()) {
     OS << "  " << names::qualified(K.Scope, names::argsStruct(K)) << ' '
        << names::Args << "{};\n";
     for (const Param &P : K.Params)
@@ -180,7 +191,10 @@ void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
     OS << "    " << names::Count << '[' << I << "] = ";
     if (Tk.Kind == TaskKind::Serial)
       OS << "1";
-    for (size_t D = 0; D < Tk.Extents.size(); ++D)
+    if (Tk.DeviceBounds)
+      OS << "QDRT_DEVICE_TRIP";
+    else
+      for (size_t D = 0; D < Tk.Extents.size(); ++D)
       OS << (D ? " * " : "") << "qd::detail::trip(" << Tk.Extents[D].Begin.Text
          << ", " << Tk.Extents[D].End.Text << ")";
     OS << ";\n  }\n";
@@ -193,11 +207,17 @@ void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
         OS << "  qd::detail::check_launch_array(" << names::Args << '.'
            << P.Name << ".ptr, \"" << K.Name << "\", \"" << P.Name << "\", "
            << names::Count << ", " << K.Tasks.size() << ");\n";
-  OS << "  qd::detail::check(qdrt_launch(" << names::Module << "(), "
-     << KernelIndex << ", "
-     << (K.Params.empty() ? "nullptr" : "&" + names::Args.str()) << ", "
+  if (K.ReturnStmt)
+    OS << "  " << K.ReturnType << ' ' << names::Return << "{};\n";
+  OS << "  qd::detail::check(qdrt_launch" << (K.ReturnStmt ? "_result" : "")
+     << "(" << names::Module << "(), " << KernelIndex << ", "
+     << (K.hasArgBlock() ? "&" + names::Args.str() : "nullptr") << ", "
      << (K.Tasks.empty() ? "nullptr" : names::Count.str()) << ", "
-     << names::Launch << ".stream));\n}\n";
+     << names::Launch << ".stream"
+     << (K.ReturnStmt ? ", &" + names::Return.str() : "") << "));\n";
+  if (K.ReturnStmt)
+    OS << "  return " << names::Return << ";\n";
+  OS << "}\n";
 }
 
 } // namespace

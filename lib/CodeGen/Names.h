@@ -26,6 +26,10 @@ inline constexpr llvm::StringLiteral Begin = "qd_begin_"; ///< CPU chunk start
 inline constexpr llvm::StringLiteral End = "qd_end_";     ///< CPU chunk end
 inline constexpr llvm::StringLiteral Index = "qd_k_";     ///< linear index
 inline constexpr llvm::StringLiteral Rest = "qd_r_";      ///< ndrange divide
+/// The kernel scalars of the call, in device memory.
+inline constexpr llvm::StringLiteral Scalars = "qd_scalars_";
+/// The return value's place among them.
+inline constexpr llvm::StringLiteral Return = "qd_ret_";
 // In the launcher translation unit.
 inline constexpr llvm::StringLiteral Launch = "qd_launch_";
 inline constexpr llvm::StringLiteral Module = "qd_module_";
@@ -43,6 +47,31 @@ inline std::string image(size_t I) {
 /// A kernel's argument struct: `<kernel>_qd_args`.
 inline std::string argsStruct(const kir::Kernel &K) {
   return K.Name + "_qd_args";
+}
+
+/// A kernel's struct of kernel scalars: `<kernel>_qd_scalars`.
+inline std::string scalarsStruct(const kir::Kernel &K) {
+  return K.Name + "_qd_scalars";
+}
+
+/// Variable V of local statement Id in that struct: `<name>_<id>`.
+inline std::string scalarMember(const kir::LocalVar &V, unsigned Id) {
+  return V.Name + "_" + std::to_string(Id);
+}
+
+/// The private accumulator of the I-th reduced scalar of a loop task.
+inline std::string accumulator(size_t I) {
+  return "qd_acc" + std::to_string(I) + "_";
+}
+
+/// The I-th hoisted bound of a task that evaluates its range on the device.
+inline std::string hoistedBound(size_t I) {
+  return "qd_bound" + std::to_string(I) + "_";
+}
+
+/// The CPU function that computes a device-bounds task's trip count.
+inline std::string tripFunction(const kir::Task &Tk) {
+  return Tk.Name + "_trip";
 }
 
 /// Name, declared in Scope, as seen from the global namespace:

@@ -41,7 +41,7 @@ public:
   void emitEntry(llvm::raw_ostream &OS, const kir::Kernel &K,
                  const kir::Task &Tk) const override {
     OS << "extern \"C\" __global__ void " << Tk.Name << "(";
-    if (!K.Params.empty())
+    if (K.hasArgBlock())
       OS << names::argsStruct(K) << ' ' << names::Args << ", ";
     OS << "uint64_t " << names::Count << ") {\n";
   }
@@ -81,7 +81,7 @@ public:
     OS << "static void " << Tk.Name << "(const void *" << names::ArgPtr
        << ", uint64_t " << names::Begin << ", uint64_t " << names::End
        << ") {\n";
-    if (K.Params.empty()) {
+    if (!K.hasArgBlock()) {
       OS << "  (void)" << names::ArgPtr << ";\n";
       return;
     }
@@ -92,6 +92,7 @@ public:
   llvm::StringRef getSerialGuard() const override {
     return "  if (qd_begin_ == 0 && qd_end_) {";
   }
+  bool hasHostTripFunctions() const override { return true; }
   llvm::StringRef getIndexLoop() const override {
     return "  for (uint64_t qd_k_ = qd_begin_; qd_k_ < qd_end_; ++qd_k_) {\n";
   }

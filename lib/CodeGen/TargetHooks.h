@@ -42,6 +42,11 @@ public:
   virtual llvm::StringRef getSerialGuard() const = 0;
   /// The loop over this thread's linear indices `qd_k_`, up to its brace.
   virtual llvm::StringRef getIndexLoop() const = 0;
+  /// Whether a task that evaluates its range when it starts also gets a
+  /// function computing its trip count, which the runtime calls first
+  /// (the CPU's thread pool splits the count; a GPU task covers it with a
+  /// grid-stride loop of its own).
+  virtual bool hasHostTripFunctions() const { return false; }
 
   // GPU targets: how their translation unit becomes an image.
   /// The extension Clang sees the device source under (".cu", ".hip").

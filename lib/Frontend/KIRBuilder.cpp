@@ -57,6 +57,11 @@ public:
     clang::QualType RT = FD->getReturnType();
     K.ReturnsVoid = RT->isVoidType();
     K.ReturnType = RT.getAsString(Ctx.getPrintingPolicy());
+    // Scalars for now; structs need their type in the generated header.
+    if (auto Scalar = getScalarType(RT, Ctx))
+      K.ReturnType = kir::getScalarTypeSpelling(*Scalar).str();
+    else
+      K.ReturnStorable = RT->isVoidType();
     for (const clang::ParmVarDecl *P : FD->parameters())
       K.Params.push_back(buildParam(P));
     buildList(FD->getBody(), K.Body);
@@ -134,9 +139,20 @@ private:
         continue;
       // `return;` ending a void kernel ends nothing: the kernel ends there.
       const auto *Return = dyn_cast<clang::ReturnStmt>(S);
-      if (Return && !Return->getRetValue() && S == Items.back() &&
-          CurrentBlock == kir::Stmt::NoParent && Body == FD->getBody())
+      bool Last = S == Items.back() && CurrentBlock == kir::Stmt::NoParent &&
+                  Body == FD->getBody();
+      if (Return && Last && !Return->getRetValue())
         continue;
+      // `return e;` ending a kernel that returns a value: a serial
+      // statement that stores e for the launcher.
+      if (Return && Last && !K.ReturnsVoid && Return->getRetValue()) {
+        kir::Stmt Ret = makeStmt(S, kir::StmtKind::Serial);
+        K.ReturnStmt = Ret.Id;
+        K.ReturnValue = Src.getRange(Return->getRetValue()->getSourceRange());
+        walk(S, Ret.Id, "", S);
+        Out.push_back(std::move(Ret));
+        continue;
+      }
       if (isStreamParallelBlock(S)) {
         kir::Stmt Block = makeStmt(S, kir::StmtKind::Block);
         unsigned Outer = CurrentBlock;
@@ -162,7 +178,9 @@ private:
       Out.ConfigBlockDim = Rules.checkLoopConfig(Call).value_or(0);
     }
     Rules.checkTopLevelStmt(S, Out, K.Name);
+    CurrentLoop = Out.Kind == kir::StmtKind::Loop ? &Out : nullptr;
     walk(S, Out.Id, "", S);
+    CurrentLoop = nullptr;
     return Out;
   }
 
@@ -195,7 +213,7 @@ private:
       Out.Form = kir::LoopForm::Range;
       Out.IndexType = getTypeSpelling(LV->getType());
       Out.IndexVars.push_back(LV->getNameAsString());
-      checkBounds(FR, {Call->getArgs(), Call->getNumArgs()});
+      checkBounds(FR, {Call->getArgs(), Call->getNumArgs()}, Out);
       kir::Extent E;
       if (Call->getNumArgs() == 1) {
         E.Begin = Src.getConstantBound(0);
@@ -215,7 +233,7 @@ private:
       if (!DD || DD->bindings().size() != Call->getNumArgs() ||
           Call->getNumArgs() == 0)
         return false;
-      checkBounds(FR, {Call->getArgs(), Call->getNumArgs()});
+      checkBounds(FR, {Call->getArgs(), Call->getNumArgs()}, Out);
       Out.Form = kir::LoopForm::NdRange;
       Out.IndexType = "int64_t";
       for (const clang::BindingDecl *B : DD->bindings())
@@ -245,9 +263,10 @@ private:
   /// A loop produced by a macro as a whole is check-rewritable's to
   /// report; a loop written out must have its range written out too.
   void checkBounds(const clang::Stmt *Loop,
-                   llvm::ArrayRef<const clang::Expr *> Bounds) {
+                   llvm::ArrayRef<const clang::Expr *> Bounds,
+                   kir::Stmt &Out) {
     if (Src.isSpelledInFile(Loop->getSourceRange()))
-      Rules.checkLoopBounds(Loop, Bounds);
+      Out.DeviceBounds = Rules.checkLoopBounds(Loop, Bounds);
   }
 
   /// for (T i = b; i < e; ++i), with i++ or i += 1 also accepted.
@@ -280,7 +299,7 @@ private:
     }
     if (!StepOne)
       return false;
-    checkBounds(FS, {V->getInit(), Cond->getRHS()});
+    checkBounds(FS, {V->getInit(), Cond->getRHS()}, Out);
     Out.Form = kir::LoopForm::Canonical;
     Out.IndexType = getTypeSpelling(V->getType());
     Out.IndexVars.push_back(V->getNameAsString());
@@ -310,11 +329,42 @@ private:
       LocalInfo &Info = Locals[V];
       Info.StmtId = Out.Id;
       Info.VarIndex = Out.Vars.size();
-      Out.Vars.push_back({});
+      Out.Vars.push_back(describeLocal(V));
       Info.Const = V->isConstexpr() || V->getType().isConstQualified();
       Info.InitOK = !V->isStaticLocal() && isRecomputable(V, Info.Deps);
     }
     Out.Name = llvm::join(Names, ", ");
+  }
+
+  /// What code generation needs to keep V on the device for the call.
+  kir::LocalVar describeLocal(const clang::VarDecl *V) {
+    kir::LocalVar Out;
+    Out.Loc = Src.getLoc(V->getLocation());
+    clang::QualType T = V->getType();
+    Out.Type = getTypeSpelling(T);
+    Out.RecordType = T->isRecordType();
+    Out.CopyInit = V->getInitStyle() == clang::VarDecl::CInit;
+    const clang::TagDecl *Tag = T->getAsTagDecl();
+    if (T->isReferenceType())
+      Out.NotStorable = "it is a reference";
+    else if (T->isArrayType())
+      Out.NotStorable = "it is an array; use a field or an ndarray";
+    else if (V->isStaticLocal())
+      Out.NotStorable = "it is static";
+    else if (Tag && Tag->getDeclContext()->isFunctionOrMethod())
+      Out.NotStorable = "its type is declared inside the kernel";
+    else if (T->isDependentType() || !T.isTriviallyCopyableType(Ctx))
+      Out.NotStorable = "its type '" + Out.Type + "' is not trivially copyable";
+    // The declarator's text after the name, for `name = <init>;`.
+    if (V->getInit()) {
+      clang::SourceLocation AfterName = clang::Lexer::getLocForEndOfToken(
+          V->getLocation(), 0, Ctx.getSourceManager(), Ctx.getLangOpts());
+      Out.AfterName = Src.getRange(
+          clang::SourceRange(AfterName, V->getSourceRange().getEnd()));
+      if (!Out.AfterName.isValid() && Out.NotStorable.empty())
+        Out.NotStorable = "its initializer is not written out in the file";
+    }
+    return Out;
   }
 
   /// A constant, or computed from parameters, constants and other
@@ -428,6 +478,8 @@ private:
       K.StrayBlocks.push_back({Src.getLoc(S->getBeginLoc()), Context.str()});
     if (const auto *Ref = dyn_cast<clang::DeclRefExpr>(S))
       noteLocalUse(Ref, ItemId, Parent);
+    if (CurrentLoop)
+      noteStatementAtomic(S, Parent);
 
     llvm::StringRef Inner = Context;
     if (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
@@ -450,6 +502,83 @@ private:
       walk(Child, ItemId, Inner, ChildParent, Depth + 1);
   }
 
+  /// `qd::atomic_add/min/max(s, e);` as a statement, s a local: a
+  /// reduction of s when the loop is parallel.
+  void noteStatementAtomic(const clang::Stmt *S, const clang::Stmt *Parent) {
+    const auto *Call = dyn_cast<clang::CallExpr>(S);
+    if (!Call || Call->getNumArgs() != 2 || !Parent || isa<clang::Expr>(Parent))
+      return;
+    const clang::FunctionDecl *Callee = Call->getDirectCallee();
+    std::optional<kir::ReduceOp> Op;
+    if (isQdFunction(Callee, "atomic_add"))
+      Op = kir::ReduceOp::Add;
+    else if (isQdFunction(Callee, "atomic_min"))
+      Op = kir::ReduceOp::Min;
+    else if (isQdFunction(Callee, "atomic_max"))
+      Op = kir::ReduceOp::Max;
+    const auto *Ref =
+        dyn_cast<clang::DeclRefExpr>(Call->getArg(0)->IgnoreParens());
+    if (Op && Ref)
+      StatementAtomics[Ref] = *Op;
+  }
+
+  /// How the loop being walked uses the local Ref names, Parent being the
+  /// expression around Ref.
+  std::pair<kir::LoopAccess::Kind, kir::ReduceOp>
+  classifyLoopUse(const clang::DeclRefExpr *Ref, const clang::Stmt *Parent) {
+    using Access = kir::LoopAccess;
+    if (auto It = StatementAtomics.find(Ref); It != StatementAtomics.end())
+      return {Access::Reduce, It->second};
+    if (const auto *Cast = dyn_cast_or_null<clang::ImplicitCastExpr>(Parent)) {
+      if (Cast->getCastKind() == clang::CK_LValueToRValue)
+        return {Access::Read, {}};
+      // Bound to a const reference.
+      if (Cast->getCastKind() == clang::CK_NoOp &&
+          Cast->getType().isConstQualified())
+        return {Access::Read, {}};
+    }
+    if (const auto *CA = dyn_cast_or_null<clang::CompoundAssignOperator>(Parent))
+      if (CA->getLHS()->IgnoreParens() == Ref) {
+        switch (CA->getOpcode()) {
+        case clang::BO_AddAssign:
+        case clang::BO_SubAssign:
+          return {Access::Reduce, kir::ReduceOp::Add};
+        case clang::BO_MulAssign:
+          return {Access::Reduce, kir::ReduceOp::Mul};
+        case clang::BO_OrAssign:
+          return {Access::Reduce, kir::ReduceOp::Or};
+        case clang::BO_AndAssign:
+          return {Access::Reduce, kir::ReduceOp::And};
+        case clang::BO_XorAssign:
+          return {Access::Reduce, kir::ReduceOp::Xor};
+        default:
+          break;
+        }
+      }
+    return {Access::Write, {}};
+  }
+
+  void noteLoopAccess(const clang::DeclRefExpr *Ref, const LocalInfo &Info,
+                      const clang::Stmt *Parent) {
+    auto [What, Op] = classifyLoopUse(Ref, Parent);
+    kir::TextRange R = Src.getRange(Ref->getSourceRange());
+    const kir::TextRange &Body = CurrentLoop->LoopBody;
+    bool InHeader =
+        R.isValid() && (R.Begin < Body.Begin || R.End > Body.End);
+    for (const kir::LoopAccess &A : CurrentLoop->Accesses)
+      if (A.DeclId == Info.StmtId && A.VarIndex == Info.VarIndex &&
+          A.What == What && A.Op == Op && A.InHeader == InHeader)
+        return;
+    kir::LoopAccess A;
+    A.DeclId = Info.StmtId;
+    A.VarIndex = Info.VarIndex;
+    A.What = What;
+    A.Op = Op;
+    A.Loc = Src.getLoc(Ref->getLocation());
+    A.InHeader = InHeader;
+    CurrentLoop->Accesses.push_back(A);
+  }
+
   void noteLocalUse(const clang::DeclRefExpr *Ref, unsigned ItemId,
                     const clang::Stmt *Parent) {
     const auto *V = dyn_cast<clang::VarDecl>(Ref->getDecl());
@@ -461,6 +590,8 @@ private:
     const auto *Cast = dyn_cast_or_null<clang::ImplicitCastExpr>(Parent);
     if (!Cast || Cast->getCastKind() != clang::CK_LValueToRValue)
       It->second.Written = true;
+    if (CurrentLoop && It->second.StmtId != ItemId)
+      noteLoopAccess(Ref, It->second, Parent);
     if (It->second.StmtId == ItemId)
       return;
     if (SeenUses.insert({V, ItemId}).second)
@@ -474,6 +605,9 @@ private:
   kir::Kernel K;
   unsigned NextId = 0;
   unsigned CurrentBlock = kir::Stmt::NoParent;
+  /// The top-level loop being walked, if any.
+  kir::Stmt *CurrentLoop = nullptr;
+  llvm::DenseMap<const clang::DeclRefExpr *, kir::ReduceOp> StatementAtomics;
   llvm::MapVector<const clang::VarDecl *, LocalInfo> Locals;
   std::vector<std::tuple<const clang::VarDecl *, unsigned, SourceLoc>> Uses;
   llvm::DenseSet<std::pair<const clang::VarDecl *, unsigned>> SeenUses;

@@ -136,21 +136,18 @@ findMemoryRead(const clang::Stmt *E, unsigned Depth = 0) {
   return std::nullopt;
 }
 
-void Sema::checkLoopBounds(const clang::Stmt *Loop,
+bool Sema::checkLoopBounds(const clang::Stmt *Loop,
                            llvm::ArrayRef<const clang::Expr *> Bounds) {
   for (const clang::Expr *E : Bounds)
     if (E && !Src.isSpelledInFile(E->getSourceRange())) {
       Diags.report(DiagID::err_loop_bounds_in_macro,
                    Src.getLoc(Loop->getBeginLoc()));
-      return;
+      return false;
     }
   for (const clang::Expr *E : Bounds)
-    if (auto Read = findMemoryRead(E)) {
-      Diags.report(DiagID::err_loop_bound_reads_memory,
-                   Src.getLoc(E->getBeginLoc()))
-          << Read->first << Read->second;
-      return;
-    }
+    if (findMemoryRead(E))
+      return true;
+  return false;
 }
 
 /// Reports a `break` in S that leaves the loop whose body S is: one not

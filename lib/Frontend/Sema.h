@@ -57,9 +57,9 @@ public:
   /// is below it.
   void checkNotLoopConfig(const clang::Stmt *S);
   /// The bounds of a top-level loop are spelled in the file, not in a
-  /// macro's body, and read no field or ndarray element (the launcher
-  /// computes them before the kernel runs).
-  void checkLoopBounds(const clang::Stmt *Loop,
+  /// macro's body. Returns whether one reads memory (a field, an ndarray
+  /// or pointer element): the task then evaluates them on the device.
+  bool checkLoopBounds(const clang::Stmt *Loop,
                        llvm::ArrayRef<const clang::Expr *> Bounds);
 
   /// qdc's own walks over the AST stop at MaxNesting levels: false (and an

@@ -63,6 +63,26 @@ std::string qdc::kir::getScalarTypeSpellingList(bool OrLast) {
   return Out;
 }
 
+llvm::StringRef qdc::kir::getReduceOpSpelling(ReduceOp Op) {
+  switch (Op) {
+  case ReduceOp::Add:
+    return "+=";
+  case ReduceOp::Mul:
+    return "*=";
+  case ReduceOp::Or:
+    return "|=";
+  case ReduceOp::And:
+    return "&=";
+  case ReduceOp::Xor:
+    return "^=";
+  case ReduceOp::Min:
+    return "qd::atomic_min";
+  case ReduceOp::Max:
+    return "qd::atomic_max";
+  }
+  llvm_unreachable("unknown ReduceOp");
+}
+
 llvm::StringRef qdc::kir::getTaskKindName(TaskKind K) {
   switch (K) {
   case TaskKind::Range:

@@ -1,8 +1,9 @@
 //===- CheckKernelSignature.cpp - Kernel return and parameter types -------===//
 //
 // Part of qdc. The launcher copies every argument into a flat argument block
-// and nothing comes back from a kernel, so a kernel returns void and takes
-// scalars and ndarrays only (DESIGN section 1).
+// and copies a return value back from device memory, so a kernel returns
+// void or a trivially copyable value (ending with `return <value>;`) and
+// takes scalars, pointers and ndarrays only (DESIGN sections 1 and 1.1).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +14,11 @@ using namespace qdc::kir;
 
 void qdc::checkKernelSignature(Module &M, DiagEngine &Diags) {
   for (const Kernel &K : M.Kernels) {
-    if (!K.ReturnsVoid)
+    if (!K.ReturnStorable)
       Diags.report(DiagID::err_kernel_return_type, K.Loc)
+          << K.Name << K.ReturnType;
+    else if (!K.ReturnsVoid && !K.ReturnStmt)
+      Diags.report(DiagID::err_kernel_missing_return, K.Loc)
           << K.Name << K.ReturnType;
     for (const Param &P : K.Params)
       if (P.Kind == ParamKind::Unsupported)

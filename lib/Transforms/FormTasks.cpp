@@ -81,6 +81,7 @@ private:
     T.IndexType = S.IndexType;
     T.IndexVars = S.IndexVars;
     T.Extents = S.Extents;
+    T.DeviceBounds = S.DeviceBounds;
     T.StmtIds.push_back(S.Id);
     T.Loc = S.Loc;
     return T;

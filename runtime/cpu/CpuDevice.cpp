@@ -154,9 +154,19 @@ public:
     return F.host_data;
   }
 
-  void launch(Handle Fn, const qdrt_task_desc &, uint64_t Iterations,
+  void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
               const void *Args, size_t, Handle) override {
     auto Task = reinterpret_cast<qdrt_cpu_task_fn>(Fn);
+    if (Iterations == QDRT_DEVICE_TRIP) {
+      // The earlier tasks have run: the range reads what they wrote.
+      if (!T.cpu_trip)
+        throw qd::Error(std::string("launch: task '") + T.name +
+                        "' computes its range when it starts but has no "
+                        "CPU trip function");
+      Iterations = T.cpu_trip(Args);
+      if (Iterations == 0)
+        return;
+    }
     if (Iterations == 1) {
       Task(Args, 0, 1);
       return;

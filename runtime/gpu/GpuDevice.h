@@ -306,6 +306,16 @@ public:
     makeCurrent();
     Api.call(Api.MemFree, devicePtr(P));
   }
+  void *allocateAsync(size_t Bytes, Handle S) override {
+    makeCurrent();
+    DevicePtr P{};
+    Api.call(Api.MemAllocAsync, &P, std::max<size_t>(Bytes, 1), stream(S));
+    return address(P);
+  }
+  void deallocateAsync(void *P, Handle S) override {
+    makeCurrent();
+    Api.call(Api.MemFreeAsync, devicePtr(P), stream(S));
+  }
   void copyToDevice(void *Dst, const void *Src, size_t Bytes,
                     Handle S) override {
     makeCurrent();

@@ -176,6 +176,16 @@ struct FakeDriver {
                                             "fakeMemAlloc"};
   DriverFn<int(FakePtr)> MemFree{[](FakePtr) { return record("MemFree"); },
                                  "fakeMemFree"};
+  DriverFn<int(FakePtr *, size_t, FakeStream)> MemAllocAsync{
+      [](FakePtr *P, size_t Bytes, FakeStream) {
+        *P = 0x4000;
+        Fake.Allocated = Bytes;
+        return record("MemAllocAsync");
+      },
+      "fakeMemAllocAsync"};
+  DriverFn<int(FakePtr, FakeStream)> MemFreeAsync{
+      [](FakePtr, FakeStream) { return record("MemFreeAsync"); },
+      "fakeMemFreeAsync"};
   DriverFn<int(FakePtr, const void *, size_t, FakeStream)> MemcpyHtoDAsync{
       [](FakePtr, const void *, size_t, FakeStream) {
         return record("MemcpyHtoDAsync");

@@ -83,7 +83,8 @@ TEST(DiagnosticTest, MessageUsesArguments) {
                                                                << "int";
   ASSERT_EQ(Sink.Diags.size(), 1u);
   EXPECT_EQ(Sink.Diags[0].getMessage(),
-            "kernel 'k' must return 'void', not 'int'");
+            "kernel 'k' cannot return 'int'; kernels return 'void' or a "
+            "scalar type");
 }
 
 } // namespace

@@ -144,16 +144,31 @@ TEST_F(PassTest, ShareableLocalsAreRecomputedNotTasks) {
   EXPECT_TRUE(Sink.Diags.empty());
 }
 
-TEST_F(PassTest, LocalUsedByLaterTaskIsAnError) {
+TEST_F(PassTest, LocalUsedByLaterTaskIsAKernelScalar) {
   KernelBuilder KB("k");
   Stmt L = KB.local(2, "t", /*Shareable=*/false);
+  L.Vars[0].Type = "float";
   Stmt Loop = KB.loop(3, "i", "n");
   L.Uses.push_back({Loop.Id, {"t.qd", 3, 30}});
   M.Kernels.push_back(KB.take({L, Loop}));
   runPipeline(M, Diags);
-  ASSERT_EQ(ids(), (std::vector<DiagID>{DiagID::err_shared_local,
+  EXPECT_TRUE(Sink.Diags.empty());
+  const Kernel &K = M.Kernels[0];
+  ASSERT_EQ(K.Scalars.size(), 1u);
+  EXPECT_EQ(K.Scalars[0], (std::pair<unsigned, unsigned>{0, 0}));
+  EXPECT_TRUE(K.Body[0].Vars[0].Scalar);
+}
+
+TEST_F(PassTest, LocalThatCannotBeStoredIsAnError) {
+  KernelBuilder KB("k");
+  Stmt L = KB.local(2, "t", /*Shareable=*/false);
+  L.Vars[0].NotStorable = "it is a reference";
+  Stmt Loop = KB.loop(3, "i", "n");
+  L.Uses.push_back({Loop.Id, {"t.qd", 3, 30}});
+  M.Kernels.push_back(KB.take({L, Loop}));
+  runPipeline(M, Diags);
+  ASSERT_EQ(ids(), (std::vector<DiagID>{DiagID::err_scalar_not_storable,
                                         DiagID::note_shared_local_use}));
-  EXPECT_EQ(Sink.Diags[0].Loc.Line, 2u);
   EXPECT_EQ(Sink.Diags[1].Loc.Column, 30u);
 }
 
@@ -224,6 +239,7 @@ TEST_F(PassTest, KernelSignatureChecks) {
   Kernel K = KB.take({});
   K.ReturnsVoid = false;
   K.ReturnType = "int";
+  // A scalar return type needs the kernel to end with `return <value>;`.
   Param P;
   P.Name = "p";
   P.Kind = ParamKind::Unsupported;
@@ -232,7 +248,7 @@ TEST_F(PassTest, KernelSignatureChecks) {
   K.Params.push_back(P);
   M.Kernels.push_back(K);
   checkKernelSignature(M, Diags);
-  ASSERT_EQ(ids(), (std::vector<DiagID>{DiagID::err_kernel_return_type,
+  ASSERT_EQ(ids(), (std::vector<DiagID>{DiagID::err_kernel_missing_return,
                                         DiagID::err_kernel_param_type}));
   EXPECT_EQ(Sink.Diags[1].getMessage().find("parameter 'p' of kernel 'k' has "
                                             "unsupported type 'float *'"),

@@ -137,6 +137,121 @@ template <typename T> QD_DEVICE_FN T atomic_max(T &dst, T value) {
   return atomic_update_(dst, value, [](T a, T b) { return a > b; });
 }
 
+namespace detail {
+
+/// The number of iterations of [begin, end): 0 when end <= begin.
+template <typename B, typename E> QD_DEVICE_FN uint64_t trip(B begin, E end) {
+  return end > begin ? uint64_t(end - begin) : 0;
+}
+
+/// `*dst = combine(*dst, value)`, atomically, by compare-and-swap.
+template <typename T, typename Combine>
+QD_DEVICE_FN void atomic_combine_(T *dst, T value, Combine combine) {
+  T old;
+  __atomic_load(dst, &old, __ATOMIC_RELAXED);
+  T next = combine(old, value);
+  while (!__atomic_compare_exchange(dst, &old, &next, /*weak=*/true,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    next = combine(old, value);
+}
+
+// The reductions of kernel scalars (DESIGN section 1.1): each thread
+// combines its iterations into a private accumulator that starts at the
+// operator's identity; reduce() then combines the accumulators of a block
+// (block_combine, per target) and updates the scalar with one atomic.
+struct op_add {
+  template <typename T> static QD_DEVICE_FN T identity() { return T(0); }
+  template <typename T> static QD_DEVICE_FN T combine(T a, T b) {
+    return a + b;
+  }
+  template <typename T> static QD_DEVICE_FN void atomic(T *dst, T v) {
+    qd::atomic_add(*dst, v);
+  }
+};
+struct op_mul {
+  template <typename T> static QD_DEVICE_FN T identity() { return T(1); }
+  template <typename T> static QD_DEVICE_FN T combine(T a, T b) {
+    return a * b;
+  }
+  template <typename T> static QD_DEVICE_FN void atomic(T *dst, T v) {
+    atomic_combine_(dst, v, [](T a, T b) { return a * b; });
+  }
+};
+struct op_or {
+  template <typename T> static QD_DEVICE_FN T identity() { return T(0); }
+  template <typename T> static QD_DEVICE_FN T combine(T a, T b) {
+    return a | b;
+  }
+  template <typename T> static QD_DEVICE_FN void atomic(T *dst, T v) {
+    __atomic_fetch_or(dst, v, __ATOMIC_RELAXED);
+  }
+};
+struct op_and {
+  template <typename T> static QD_DEVICE_FN T identity() { return T(~T(0)); }
+  template <typename T> static QD_DEVICE_FN T combine(T a, T b) {
+    return a & b;
+  }
+  template <typename T> static QD_DEVICE_FN void atomic(T *dst, T v) {
+    __atomic_fetch_and(dst, v, __ATOMIC_RELAXED);
+  }
+};
+struct op_xor {
+  template <typename T> static QD_DEVICE_FN T identity() { return T(0); }
+  template <typename T> static QD_DEVICE_FN T combine(T a, T b) {
+    return a ^ b;
+  }
+  template <typename T> static QD_DEVICE_FN void atomic(T *dst, T v) {
+    __atomic_fetch_xor(dst, v, __ATOMIC_RELAXED);
+  }
+};
+/// The largest value of T (+infinity for floating point), and the least.
+template <typename T> QD_DEVICE_FN T highest_() {
+  if constexpr (__is_floating_point(T))
+    return T(__builtin_huge_val());
+  else if constexpr (T(-1) < T(0))
+    return T(~(T(1) << (sizeof(T) * 8 - 1)));
+  else
+    return T(~T(0));
+}
+template <typename T> QD_DEVICE_FN T lowest_() {
+  if constexpr (__is_floating_point(T))
+    return T(-__builtin_huge_val());
+  else if constexpr (T(-1) < T(0))
+    return T(-highest_<T>() - 1);
+  else
+    return T(0);
+}
+struct op_min {
+  template <typename T> static QD_DEVICE_FN T identity() {
+    return highest_<T>();
+  }
+  template <typename T> static QD_DEVICE_FN T combine(T a, T b) {
+    return b < a ? b : a;
+  }
+  template <typename T> static QD_DEVICE_FN void atomic(T *dst, T v) {
+    qd::atomic_min(*dst, v);
+  }
+};
+struct op_max {
+  template <typename T> static QD_DEVICE_FN T identity() {
+    return lowest_<T>();
+  }
+  template <typename T> static QD_DEVICE_FN T combine(T a, T b) {
+    return a < b ? b : a;
+  }
+  template <typename T> static QD_DEVICE_FN void atomic(T *dst, T v) {
+    qd::atomic_max(*dst, v);
+  }
+};
+
+/// Combines every thread's accumulator v into *dst: called by every thread
+/// of the task, after its loop.
+template <typename Op, typename T> QD_DEVICE_FN void reduce(T *dst, T v) {
+  if (block_combine<Op>(v))
+    Op::atomic(dst, v);
+}
+
+} // namespace detail
 } // namespace qd
 
 #endif // QD_DETAIL_KERNEL_H

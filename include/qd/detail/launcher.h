@@ -13,11 +13,6 @@
 
 namespace qd::detail {
 
-/// The number of iterations of [begin, end): 0 when end <= begin.
-template <typename B, typename E> inline uint64_t trip(B begin, E end) {
-  return end > begin ? uint64_t(end - begin) : 0;
-}
-
 /// The kernel-side view of a host Ndarray. An array made before
 /// qd::reset() is a qd::Error: its memory was freed.
 template <typename T, int Dims>

@@ -27,6 +27,11 @@ template <typename T> inline T atomic_fadd(T *p, T v) {
     next = old + v;
   return old;
 }
+/// On the CPU each chunk of a task's iterations has one accumulator, which
+/// updates the kernel scalar atomically by itself.
+template <typename Op, typename T> inline bool block_combine(T &) {
+  return true;
+}
 /// Atomics on the CPU are valid on any memory.
 inline bool is_thread_private(const void *) { return false; }
 } // namespace qd::detail

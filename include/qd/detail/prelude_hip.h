@@ -39,6 +39,12 @@ __device__ inline double atomic_fadd(double *p, double v) {
   return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED,
                                 __HIP_MEMORY_SCOPE_AGENT);
 }
+/// Every thread updates the kernel scalar with its own accumulator: the
+/// wavefront and block combine of the CUDA prelude is not written for AMD
+/// yet.
+template <typename Op, typename T> __device__ inline bool block_combine(T &) {
+  return true;
+}
 /// Whether p is in this thread's private memory (a kernel's local
 /// variable): atomics there need none.
 __device__ inline bool is_thread_private(const void *p) {

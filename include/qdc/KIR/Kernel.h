@@ -102,9 +102,22 @@ enum class LoopForm {
 
 /// A variable declared by a top-level local statement, with the facts the
 /// frontend saw; analyze-locals decides from them whether tasks can share
-/// it.
+/// it, and assign-kernel-scalars which ones live on the device for the call.
 struct LocalVar {
   std::string Name;
+  SourceLoc Loc;
+  /// The type as C++ spells it at namespace scope, unqualified.
+  std::string Type;
+  /// Why the variable cannot be a kernel scalar (kept in device memory for
+  /// the call), or empty: "its type is declared in the kernel", ...
+  std::string NotStorable;
+  /// The declarator after the name (` = 0`, `(n)`, `{1, 2}`; empty
+  /// without an initializer): the serial task turns the declaration of a
+  /// kernel scalar into `name = 0;`, `name = T(n);`, `name = T{1, 2};`.
+  TextRange AfterName;
+  bool CopyInit = false;   ///< `T name = e`
+  bool RecordType = false; ///< a class type: `T name;` initializes it
+  bool Scalar = false;     ///< derived by assign-kernel-scalars
   /// Not static, and initialized by a constant expression or computed from
   /// parameters, constants and other locals without side effects.
   bool Recomputable = false;
@@ -117,6 +130,28 @@ struct LocalVar {
 /// A use of a top-level local inside another top-level statement.
 struct LocalUse {
   unsigned StmtId; ///< the top-level (or block-level) statement using it
+  SourceLoc Loc;
+};
+
+/// How a parallel loop may update a kernel scalar (DESIGN section 1.1):
+/// `+=` and `-=` are Add.
+enum class ReduceOp { Add, Mul, Or, And, Xor, Min, Max };
+
+/// "+=", "*=", "|=", "&=", "^=", "qd::atomic_min", "qd::atomic_max".
+llvm::StringRef getReduceOpSpelling(ReduceOp Op);
+
+/// An access to a top-level local from inside a top-level loop.
+struct LoopAccess {
+  enum Kind {
+    Read,   ///< its value is read
+    Reduce, ///< `s op= e`, or `qd::atomic_op(s, e);` with the result unused
+    Write   ///< anything else: assigned, incremented, address taken...
+  };
+  unsigned DeclId;   ///< the local statement declaring it
+  unsigned VarIndex; ///< in that statement's Vars
+  Kind What = Read;
+  ReduceOp Op = ReduceOp::Add;
+  bool InHeader = false; ///< in the loop's range, not its body
   SourceLoc Loc;
 };
 
@@ -136,6 +171,12 @@ struct Stmt {
   // Loop.
   LoopForm Form = LoopForm::Range;
   TextRange LoopBody;    ///< the loop body's text
+  /// Its accesses to the kernel's locals: one per (variable, kind, op).
+  llvm::SmallVector<LoopAccess, 2> Accesses;
+  /// A bound reads memory (a field, an ndarray or pointer element): the
+  /// task evaluates its bounds on the device when it starts. Also set by
+  /// assign-kernel-scalars when a bound reads a kernel scalar.
+  bool DeviceBounds = false;
   std::string IndexType; ///< the index variable's type, e.g. "int"
   llvm::SmallVector<std::string, 2> IndexVars;
   llvm::SmallVector<Extent, 2> Extents;
@@ -180,6 +221,9 @@ struct Task {
   std::string IndexType; ///< of a range task's index variable
   llvm::SmallVector<std::string, 2> IndexVars;
   llvm::SmallVector<Extent, 2> Extents;
+  /// The extents are evaluated by the task itself when it starts, on the
+  /// device, not by the launcher.
+  bool DeviceBounds = false;
   llvm::SmallVector<unsigned, 2> StmtIds; ///< the statements it runs, in order
   SourceLoc Loc;
 };
@@ -195,6 +239,9 @@ struct Kernel {
   TextRange Range;
   std::string ReturnType = "void";
   bool ReturnsVoid = true;
+  /// The return type can be stored on the device and copied back: void or
+  /// a scalar type (then ReturnType is its spelling, "int32_t").
+  bool ReturnStorable = true;
   std::vector<Param> Params;
   std::vector<Stmt> Body;
   std::vector<StrayBlock> StrayBlocks;
@@ -204,6 +251,16 @@ struct Kernel {
   unsigned NumGroups = 0;
   /// Ids of shareable locals that every task recomputes, in source order.
   llvm::SmallVector<unsigned, 2> RecomputedLocals;
+  /// The kernel scalars, (local statement id, index in its Vars), in
+  /// source order; derived by assign-kernel-scalars.
+  llvm::SmallVector<std::pair<unsigned, unsigned>, 2> Scalars;
+  /// `return e;` ending a non-void kernel: the statement's id, and e's text.
+  std::optional<unsigned> ReturnStmt;
+  TextRange ReturnValue;
+
+  bool hasScalars() const { return !Scalars.empty() || ReturnStmt; }
+  /// Whether tasks take an argument block: parameters or kernel scalars.
+  bool hasArgBlock() const { return !Params.empty() || hasScalars(); }
 
   /// The statement with pre-order number Id, or null.
   const Stmt *findStmt(unsigned Id) const;

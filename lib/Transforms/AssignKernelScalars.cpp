@@ -1,0 +1,174 @@
+//===- AssignKernelScalars.cpp - Locals that live on the device -----------===//
+//
+// Part of qdc. A kernel's top-level statements run as separate tasks. A
+// local that a later task uses and that cannot be recomputed there (it
+// reads a field, calls a QD_FUNC, is updated by a serial statement or
+// reduced by a loop) is a kernel scalar (DESIGN section 1.1): it lives in
+// a block of device memory for the call, which every task reaches through
+// its argument block. This pass marks them and checks their rules:
+//
+//  - its type can be stored there (trivially copyable, declared outside
+//    the kernel, not a reference, an array or static);
+//  - a parallel loop only reads it, or only reduces it with one operator
+//    (+= and -= are one), never both, and never writes it otherwise;
+//  - reductions are of 32- and 64-bit integers and floating point;
+//  - it is not shared by two stream-parallel groups, which run at once.
+//
+// A loop whose range reads a kernel scalar evaluates it on the device.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/Transforms/Passes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace qdc;
+using namespace qdc::kir;
+
+namespace {
+
+class ScalarAssigner {
+public:
+  ScalarAssigner(Kernel &K, DiagEngine &Diags) : K(K), Diags(Diags) {}
+
+  void run() {
+    K.Scalars.clear();
+    for (size_t I = 0; I < K.Tasks.size(); ++I)
+      for (unsigned Id : K.Tasks[I].StmtIds)
+        TaskOf[Id] = I;
+    for (Stmt &Top : K.Body)
+      walkStmts(Top, [&](Stmt &S) {
+        if (S.Kind == StmtKind::Local && !S.Shareable)
+          assignLocal(S);
+      });
+    for (Stmt &Top : K.Body)
+      walkStmts(Top, [&](Stmt &S) {
+        if (S.Kind == StmtKind::Loop)
+          checkLoop(S);
+      });
+  }
+
+private:
+  std::optional<size_t> getTask(unsigned StmtId) const {
+    auto It = TaskOf.find(StmtId);
+    if (It == TaskOf.end())
+      return std::nullopt;
+    return It->second;
+  }
+
+  void assignLocal(Stmt &S) {
+    std::optional<size_t> Own = getTask(S.Id);
+    const LocalUse *Crossing = nullptr;
+    llvm::DenseSet<unsigned> Groups;
+    if (Own)
+      Groups.insert(K.Tasks[*Own].Group);
+    for (const LocalUse &U : S.Uses) {
+      std::optional<size_t> User = getTask(U.StmtId);
+      if (User)
+        Groups.insert(K.Tasks[*User].Group);
+      if (!Crossing && (!Own || !User || *Own != *User))
+        Crossing = &U;
+    }
+    if (!Crossing)
+      return;
+    bool Stored = false;
+    for (unsigned I = 0; I < S.Vars.size(); ++I) {
+      LocalVar &V = S.Vars[I];
+      if (!V.NotStorable.empty()) {
+        Diags.report(DiagID::err_scalar_not_storable, V.Loc)
+            << V.Name << V.NotStorable;
+        Diags.report(DiagID::note_shared_local_use, Crossing->Loc) << V.Name;
+        continue;
+      }
+      V.Scalar = true;
+      K.Scalars.push_back({S.Id, I});
+      Stored = true;
+    }
+    if (Stored && Groups.size() > 1)
+      Diags.report(DiagID::err_scalar_across_groups, S.Loc) << S.Name;
+  }
+
+  const LocalVar *getScalar(const LoopAccess &A) const {
+    const Stmt *Decl = K.findStmt(A.DeclId);
+    if (!Decl || A.VarIndex >= Decl->Vars.size() ||
+        !Decl->Vars[A.VarIndex].Scalar)
+      return nullptr;
+    return &Decl->Vars[A.VarIndex];
+  }
+
+  static bool isReducible(llvm::StringRef Type) {
+    return Type == "int" || Type == "unsigned int" || Type == "float" ||
+           Type == "double" || Type == "int32_t" || Type == "uint32_t" ||
+           Type == "int64_t" || Type == "uint64_t" || Type == "long" ||
+           Type == "unsigned long" || Type == "long long" ||
+           Type == "unsigned long long";
+  }
+
+  void checkLoop(Stmt &L) {
+    for (const LoopAccess &A : L.Accesses) {
+      const LocalVar *V = getScalar(A);
+      if (!V)
+        continue;
+      switch (A.What) {
+      case LoopAccess::Write:
+        Diags.report(DiagID::err_scalar_write_in_loop, A.Loc) << V->Name;
+        break;
+      case LoopAccess::Read:
+        if (A.InHeader)
+          setDeviceBounds(L);
+        else if (const LoopAccess *R = findReduction(L, A))
+          reportReadOfReduced(*V, A, *R);
+        break;
+      case LoopAccess::Reduce:
+        checkReduction(L, A, *V);
+        break;
+      }
+    }
+  }
+
+  static const LoopAccess *findReduction(const Stmt &L, const LoopAccess &A) {
+    for (const LoopAccess &B : L.Accesses)
+      if (B.What == LoopAccess::Reduce && B.DeclId == A.DeclId &&
+          B.VarIndex == A.VarIndex)
+        return &B;
+    return nullptr;
+  }
+
+  void reportReadOfReduced(const LocalVar &V, const LoopAccess &Read,
+                           const LoopAccess &Reduce) {
+    Diags.report(DiagID::err_scalar_read_reduced, Read.Loc) << V.Name;
+    Diags.report(DiagID::note_scalar_reduced_here, Reduce.Loc) << V.Name;
+  }
+
+  void checkReduction(const Stmt &L, const LoopAccess &A, const LocalVar &V) {
+    if (!isReducible(V.Type)) {
+      Diags.report(DiagID::err_scalar_reduce_type, A.Loc) << V.Name << V.Type;
+      return;
+    }
+    const LoopAccess *First = findReduction(L, A);
+    if (First != &A && First->Op != A.Op) {
+      Diags.report(DiagID::err_scalar_mixed_reductions, A.Loc)
+          << V.Name << getReduceOpSpelling(First->Op)
+          << getReduceOpSpelling(A.Op);
+      Diags.report(DiagID::note_scalar_reduced_here, First->Loc) << V.Name;
+    }
+  }
+
+  void setDeviceBounds(Stmt &L) {
+    L.DeviceBounds = true;
+    if (std::optional<size_t> T = getTask(L.Id))
+      K.Tasks[*T].DeviceBounds = true;
+  }
+
+  Kernel &K;
+  DiagEngine &Diags;
+  llvm::DenseMap<unsigned, size_t> TaskOf; // statement id -> task index
+};
+
+} // namespace
+
+void qdc::assignKernelScalars(Module &M, DiagEngine &Diags) {
+  for (Kernel &K : M.Kernels)
+    ScalarAssigner(K, Diags).run();
+}
