@@ -99,11 +99,10 @@ static void launch(const char *What, qdrt_module *M, uint32_t Kernel,
       (Result && !K.result_size))
     throw qd::Error(std::string(What) + ": kernel '" + K.name +
                     "': missing arguments");
-  if (K.scalars_size &&
-      (K.scalars_offset > K.arg_size ||
-       K.arg_size - K.scalars_offset < sizeof(void *) ||
-       K.result_offset > K.scalars_size ||
-       K.scalars_size - K.result_offset < K.result_size))
+  if (K.scalars_size && (K.scalars_offset > K.arg_size ||
+                         K.arg_size - K.scalars_offset < sizeof(void *) ||
+                         K.result_offset > K.scalars_size ||
+                         K.scalars_size - K.result_offset < K.result_size))
     throw qd::Error(std::string(What) + ": kernel '" + K.name +
                     "': its scalars do not fit its argument block");
   Runtime &RT = current();

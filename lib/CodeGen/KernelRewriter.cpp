@@ -198,9 +198,8 @@ private:
       std::string Member =
           names::Scalars.str() + "->" + names::scalarMember(V, Id);
       if (const LoopAccess *R = findReduction(Loop, Id, I)) {
-        OS << "  " << V.Type << ' ' << names::accumulator(Out.size())
-           << " = " << getReduceOpTag(R->Op) << "::identity<" << V.Type
-           << ">();\n";
+        OS << "  " << V.Type << ' ' << names::accumulator(Out.size()) << " = "
+           << getReduceOpTag(R->Op) << "::identity<" << V.Type << ">();\n";
         Out.push_back({&V, Id, R->Op});
         continue;
       }
@@ -270,14 +269,13 @@ private:
     emitIndexVars(Local, OS);
     for (size_t I = 0; I < Reductions.size(); ++I)
       OS << "    [[maybe_unused]] " << Reductions[I].Var->Type << " &"
-         << Reductions[I].Var->Name << " = " << names::accumulator(I)
-         << ";\n";
+         << Reductions[I].Var->Name << " = " << names::accumulator(I) << ";\n";
     if (Loop && Loop->LoopBody.isValid())
       OS << Src.snippet(Loop->LoopBody);
     OS << "  }\n";
     for (size_t I = 0; I < Reductions.size(); ++I)
-      OS << "  qd::detail::reduce<" << getReduceOpTag(Reductions[I].Op)
-         << ">(&" << names::Scalars << "->"
+      OS << "  qd::detail::reduce<" << getReduceOpTag(Reductions[I].Op) << ">(&"
+         << names::Scalars << "->"
          << names::scalarMember(*Reductions[I].Var, Reductions[I].Id) << ", "
          << names::accumulator(I) << ");\n";
     OS << "}\n";
@@ -310,8 +308,9 @@ private:
   static std::string getTripCount(const Task &Tk) {
     std::string Out;
     for (size_t D = 0; D < Tk.Extents.size(); ++D)
-      Out += (D ? " * " : "") + ("qd::detail::trip(" + Tk.Extents[D].Begin.Text +
-                                 ", " + Tk.Extents[D].End.Text + ")");
+      Out +=
+          (D ? " * " : "") + ("qd::detail::trip(" + Tk.Extents[D].Begin.Text +
+                              ", " + Tk.Extents[D].End.Text + ")");
     return Out;
   }
 

@@ -195,8 +195,8 @@ void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
       OS << "QDRT_DEVICE_TRIP";
     else
       for (size_t D = 0; D < Tk.Extents.size(); ++D)
-      OS << (D ? " * " : "") << "qd::detail::trip(" << Tk.Extents[D].Begin.Text
-         << ", " << Tk.Extents[D].End.Text << ")";
+        OS << (D ? " * " : "") << "qd::detail::trip("
+           << Tk.Extents[D].Begin.Text << ", " << Tk.Extents[D].End.Text << ")";
     OS << ";\n  }\n";
   }
   // An empty array (default-constructed, moved-from) never reaches a task

@@ -34,6 +34,7 @@ using clang::cast;
 using clang::dyn_cast;
 using clang::dyn_cast_or_null;
 using clang::isa;
+using clang::isa_and_nonnull;
 
 using namespace qdc::frontend;
 
@@ -263,8 +264,7 @@ private:
   /// A loop produced by a macro as a whole is check-rewritable's to
   /// report; a loop written out must have its range written out too.
   void checkBounds(const clang::Stmt *Loop,
-                   llvm::ArrayRef<const clang::Expr *> Bounds,
-                   kir::Stmt &Out) {
+                   llvm::ArrayRef<const clang::Expr *> Bounds, kir::Stmt &Out) {
     if (Src.isSpelledInFile(Loop->getSourceRange()))
       Out.DeviceBounds = Rules.checkLoopBounds(Loop, Bounds);
   }
@@ -502,11 +502,28 @@ private:
       walk(Child, ItemId, Inner, ChildParent, Depth + 1);
   }
 
+  /// Whether S stands as a statement of Parent (its value unused).
+  static bool isStatementOf(const clang::Stmt *S, const clang::Stmt *Parent) {
+    if (isa_and_nonnull<clang::CompoundStmt>(Parent))
+      return true;
+    if (const auto *If = dyn_cast_or_null<clang::IfStmt>(Parent))
+      return S == If->getThen() || S == If->getElse();
+    if (const auto *For = dyn_cast_or_null<clang::ForStmt>(Parent))
+      return S == For->getBody();
+    if (const auto *For = dyn_cast_or_null<clang::CXXForRangeStmt>(Parent))
+      return S == For->getBody();
+    if (const auto *While = dyn_cast_or_null<clang::WhileStmt>(Parent))
+      return S == While->getBody();
+    if (const auto *Do = dyn_cast_or_null<clang::DoStmt>(Parent))
+      return S == Do->getBody();
+    return false;
+  }
+
   /// `qd::atomic_add/min/max(s, e);` as a statement, s a local: a
   /// reduction of s when the loop is parallel.
   void noteStatementAtomic(const clang::Stmt *S, const clang::Stmt *Parent) {
     const auto *Call = dyn_cast<clang::CallExpr>(S);
-    if (!Call || Call->getNumArgs() != 2 || !Parent || isa<clang::Expr>(Parent))
+    if (!Call || Call->getNumArgs() != 2 || !isStatementOf(S, Parent))
       return;
     const clang::FunctionDecl *Callee = Call->getDirectCallee();
     std::optional<kir::ReduceOp> Op;
@@ -537,7 +554,12 @@ private:
           Cast->getType().isConstQualified())
         return {Access::Read, {}};
     }
-    if (const auto *CA = dyn_cast_or_null<clang::CompoundAssignOperator>(Parent))
+    // A member of a struct scalar: the task's copy is const, so a write
+    // through it is a C++ error at the user's line.
+    if (isa_and_nonnull<clang::MemberExpr>(Parent))
+      return {Access::Read, {}};
+    if (const auto *CA =
+            dyn_cast_or_null<clang::CompoundAssignOperator>(Parent))
       if (CA->getLHS()->IgnoreParens() == Ref) {
         switch (CA->getOpcode()) {
         case clang::BO_AddAssign:
@@ -563,8 +585,7 @@ private:
     auto [What, Op] = classifyLoopUse(Ref, Parent);
     kir::TextRange R = Src.getRange(Ref->getSourceRange());
     const kir::TextRange &Body = CurrentLoop->LoopBody;
-    bool InHeader =
-        R.isValid() && (R.Begin < Body.Begin || R.End > Body.End);
+    bool InHeader = R.isValid() && (R.Begin < Body.Begin || R.End > Body.End);
     for (const kir::LoopAccess &A : CurrentLoop->Accesses)
       if (A.DeclId == Info.StmtId && A.VarIndex == Info.VarIndex &&
           A.What == What && A.Op == Op && A.InHeader == InHeader)

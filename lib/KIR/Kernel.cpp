@@ -110,9 +110,9 @@ static const Stmt *findIn(const std::vector<Stmt> &Stmts, unsigned Id) {
 /// generation looks statements up per task, so this is logarithmic, not
 /// linear in the kernel's length.
 static const Stmt *searchIn(const std::vector<Stmt> &Stmts, unsigned Id) {
-  auto It = std::upper_bound(
-      Stmts.begin(), Stmts.end(), Id,
-      [](unsigned Id, const Stmt &S) { return Id < S.Id; });
+  auto It =
+      std::upper_bound(Stmts.begin(), Stmts.end(), Id,
+                       [](unsigned Id, const Stmt &S) { return Id < S.Id; });
   if (It == Stmts.begin())
     return nullptr;
   const Stmt &S = *std::prev(It);

@@ -59,7 +59,7 @@ TEST_F(PassTest, RegistryMatchesPipelineOrder) {
     return Passes.size();
   };
   EXPECT_LT(Index("assign-groups"), Index("form-tasks"));
-  EXPECT_LT(Index("form-tasks"), Index("check-shared-locals"));
+  EXPECT_LT(Index("form-tasks"), Index("assign-kernel-scalars"));
   EXPECT_LT(Index("analyze-locals"), Index("form-tasks"));
   // Code generation's own rules come last and are marked as such.
   EXPECT_TRUE(getPasses().back().ForCodeGen);

@@ -43,8 +43,8 @@ template <typename T> __device__ inline T shfl_down_(T v, unsigned offset) {
   unsigned words[sizeof(T) / 4];
   __builtin_memcpy(words, &v, sizeof(T));
   for (unsigned i = 0; i < sizeof(T) / 4; ++i)
-    words[i] = unsigned(
-        __nvvm_shfl_sync_down_i32(0xffffffffu, int(words[i]), int(offset), 0x1f));
+    words[i] = unsigned(__nvvm_shfl_sync_down_i32(0xffffffffu, int(words[i]),
+                                                  int(offset), 0x1f));
   __builtin_memcpy(&v, words, sizeof(T));
   return v;
 }
