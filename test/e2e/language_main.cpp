@@ -94,8 +94,8 @@ int main() {
          [](size_t) { return uint8_t(300 % 256); });
 
   language::rank0(1.5f);
-  Ok.that("rank-0 field", language::scalar_field.to_vector() ==
-                              std::vector<float>{1.5f});
+  Ok.that("rank-0 field",
+          language::scalar_field.to_vector() == std::vector<float>{1.5f});
   Ok.all("read from a rank-0 field", language::from_scalar.to_vector(),
          [](size_t i) { return int(1.5f * float(i)); });
 
@@ -112,6 +112,58 @@ int main() {
            int i = int(k / 6), j = int(k % 6);
            return i >= 2 && i < 7 && j >= 1 && j < 5 ? i * 10 + j : -1;
          });
+
+  // Kernel scalars: reductions against a serial reference, return values.
+  {
+    const int N = 100003;
+    std::vector<double> D(N);
+    std::vector<float> F(N);
+    std::vector<int> I(N);
+    for (int k = 0; k < N; ++k) {
+      D[k] = 0.25 * (k % 1000);
+      F[k] = float((k * 7919) % 10007) - 5000.5f;
+      I[k] = (k * 31) % 977 + 1;
+    }
+    qd::Ndarray<double, 1> XD({N});
+    qd::Ndarray<float, 1> XF({N});
+    qd::Ndarray<int, 1> XI({N});
+    XD.copy_from(D);
+    XF.copy_from(F);
+    XI.copy_from(I);
+    double SumRef = 0;
+    float MinRef = 1e30f;
+    int64_t Sum = 0;
+    uint32_t Ors = 0, Ands = ~0u, Xors = 0;
+    int Hi = -1;
+    uint64_t Prod = 1;
+    for (int k = 0; k < N; ++k) {
+      SumRef += D[k];
+      MinRef = std::min(MinRef, F[k]);
+      Sum -= I[k];
+      Ors |= uint32_t(I[k]);
+      Ands &= uint32_t(I[k]) | 1u;
+      Xors ^= uint32_t(I[k]);
+      Hi = std::max(Hi, I[k]);
+      Prod *= uint64_t(I[k] % 3 == 0 ? 3 : 1);
+    }
+    int64_t IntRef = Sum + int64_t(Ors) * 3 + int64_t(Ands) * 5 +
+                     int64_t(Xors) * 7 + int64_t(Hi) * 11 +
+                     int64_t(Prod % 1000003) * 13;
+    double GotSum = language::sum_f64(XD);
+    Ok.that("double += reduction returned",
+            std::fabs(GotSum - SumRef) <= 1e-9 * SumRef);
+    Ok.that("float atomic_min reduction returned",
+            language::min_f32(XF) == MinRef);
+    Ok.that("integer -= |= &= ^= *= atomic_max reductions",
+            language::int_ops(XI) == IntRef);
+    language::calls.fill(0);
+    int Id = language::once_and_dynamic();
+    Ok.that("QD_FUNC initializer runs once",
+            Id == 1 && language::calls.to_vector()[0] == 1);
+    Ok.all("range read from a field written by the kernel",
+           language::dyn_out.to_vector(),
+           [](size_t k) { return k < 18 ? int(k) + 100 : 0; });
+  }
 
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
