@@ -79,8 +79,10 @@ void Sema::checkDeviceNode(const clang::Stmt *S) {
     Diags.report(DiagID::err_device_throw, Src.getLoc(S->getBeginLoc()));
     return;
   }
+  // Only calls and constructions go further: a node's begin location
+  // walks down to its leftmost leaf, which is quadratic on a long chain
+  // like `1 + 1 + ...` if asked of every node.
   const clang::FunctionDecl *Callee = nullptr;
-  clang::SourceLocation At = S->getBeginLoc();
   if (const auto *Call = clang::dyn_cast<clang::CallExpr>(S))
     Callee = Call->getDirectCallee();
   else if (const auto *Construct = clang::dyn_cast<clang::CXXConstructExpr>(S))
@@ -89,7 +91,7 @@ void Sema::checkDeviceNode(const clang::Stmt *S) {
       Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()))
     return;
   if (!isDeviceCallable(Callee)) {
-    Diags.report(DiagID::err_device_host_call, Src.getLoc(At))
+    Diags.report(DiagID::err_device_host_call, Src.getLoc(S->getBeginLoc()))
         << Callee->getQualifiedNameAsString();
     return;
   }
@@ -100,7 +102,7 @@ void Sema::checkDeviceNode(const clang::Stmt *S) {
           Callee->getTemplateInstantiationPattern())
     if (Pattern->isDefined())
       return;
-  Diags.report(DiagID::err_device_undefined, Src.getLoc(At))
+  Diags.report(DiagID::err_device_undefined, Src.getLoc(S->getBeginLoc()))
       << Callee->getQualifiedNameAsString();
 }
 
