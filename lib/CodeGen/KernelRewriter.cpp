@@ -141,17 +141,6 @@ private:
     });
   }
 
-  /// The reduction of kernel scalar (Id, I) by Loop, if it reduces it.
-  static const LoopAccess *findReduction(const Stmt *Loop, unsigned Id,
-                                         unsigned I) {
-    if (!Loop)
-      return nullptr;
-    for (const LoopAccess &A : Loop->Accesses)
-      if (A.What == LoopAccess::Reduce && A.DeclId == Id && A.VarIndex == I)
-        return &A;
-    return nullptr;
-  }
-
   static const char *getReduceOpTag(ReduceOp Op) {
     switch (Op) {
     case ReduceOp::Add:
@@ -197,7 +186,7 @@ private:
       const LocalVar &V = Decl.Vars[I];
       std::string Member =
           names::Scalars.str() + "->" + names::scalarMember(V, Id);
-      if (const LoopAccess *R = findReduction(Loop, Id, I)) {
+      if (const LoopAccess *R = Loop ? Loop->findReduction(Id, I) : nullptr) {
         OS << "  " << V.Type << ' ' << names::accumulator(Out.size()) << " = "
            << getReduceOpTag(R->Op) << "::identity<" << V.Type << ">();\n";
         Out.push_back({&V, Id, R->Op});

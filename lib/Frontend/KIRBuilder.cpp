@@ -342,6 +342,7 @@ private:
     Out.Loc = Src.getLoc(V->getLocation());
     clang::QualType T = V->getType();
     Out.Type = getTypeSpelling(T);
+    Out.Elem = getScalarType(T, Ctx);
     Out.RecordType = T->isRecordType();
     Out.CopyInit = V->getInitStyle() == clang::VarDecl::CInit;
     const clang::TagDecl *Tag = T->getAsTagDecl();
@@ -496,8 +497,11 @@ private:
     else if (isStreamParallelBlock(S))
       Inner = "a misplaced QD_STREAM_PARALLEL block";
 
-    // A parenthesis does not change how its operand is used.
-    const clang::Stmt *ChildParent = isa<clang::ParenExpr>(S) ? Parent : S;
+    // A parenthesis does not change how its operand is used, and `v.m` is
+    // used as v is: `v.m = e` writes v, `v.m + 1` reads it.
+    const auto *Member = dyn_cast<clang::MemberExpr>(S);
+    const clang::Stmt *ChildParent =
+        isa<clang::ParenExpr>(S) || (Member && !Member->isArrow()) ? Parent : S;
     for (const clang::Stmt *Child : S->children())
       walk(Child, ItemId, Inner, ChildParent, Depth + 1);
   }
@@ -554,10 +558,6 @@ private:
           Cast->getType().isConstQualified())
         return {Access::Read, {}};
     }
-    // A member of a struct scalar: the task's copy is const, so a write
-    // through it is a C++ error at the user's line.
-    if (isa_and_nonnull<clang::MemberExpr>(Parent))
-      return {Access::Read, {}};
     if (const auto *CA =
             dyn_cast_or_null<clang::CompoundAssignOperator>(Parent))
       if (CA->getLHS()->IgnoreParens() == Ref) {

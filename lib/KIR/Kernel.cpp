@@ -83,6 +83,15 @@ llvm::StringRef qdc::kir::getReduceOpSpelling(ReduceOp Op) {
   llvm_unreachable("unknown ReduceOp");
 }
 
+const LoopAccess *Stmt::findReduction(unsigned DeclId,
+                                      unsigned VarIndex) const {
+  for (const LoopAccess &A : Accesses)
+    if (A.What == LoopAccess::Reduce && A.DeclId == DeclId &&
+        A.VarIndex == VarIndex)
+      return &A;
+  return nullptr;
+}
+
 llvm::StringRef qdc::kir::getTaskKindName(TaskKind K) {
   switch (K) {
   case TaskKind::Range:

@@ -97,12 +97,11 @@ private:
     return &Decl->Vars[A.VarIndex];
   }
 
-  static bool isReducible(llvm::StringRef Type) {
-    return Type == "int" || Type == "unsigned int" || Type == "float" ||
-           Type == "double" || Type == "int32_t" || Type == "uint32_t" ||
-           Type == "int64_t" || Type == "uint64_t" || Type == "long" ||
-           Type == "unsigned long" || Type == "long long" ||
-           Type == "unsigned long long";
+  /// 32- and 64-bit integers and floating point: what GPUs update
+  /// atomically in one instruction or one compare-and-swap.
+  static bool isReducible(const LocalVar &V) {
+    return V.Elem && *V.Elem != ScalarType::Bool &&
+           getScalarTypeSize(*V.Elem) >= 4;
   }
 
   void checkLoop(Stmt &L) {
@@ -117,7 +116,7 @@ private:
       case LoopAccess::Read:
         if (A.InHeader)
           setDeviceBounds(L);
-        else if (const LoopAccess *R = findReduction(L, A))
+        else if (const LoopAccess *R = L.findReduction(A.DeclId, A.VarIndex))
           reportReadOfReduced(*V, A, *R);
         break;
       case LoopAccess::Reduce:
@@ -127,14 +126,6 @@ private:
     }
   }
 
-  static const LoopAccess *findReduction(const Stmt &L, const LoopAccess &A) {
-    for (const LoopAccess &B : L.Accesses)
-      if (B.What == LoopAccess::Reduce && B.DeclId == A.DeclId &&
-          B.VarIndex == A.VarIndex)
-        return &B;
-    return nullptr;
-  }
-
   void reportReadOfReduced(const LocalVar &V, const LoopAccess &Read,
                            const LoopAccess &Reduce) {
     Diags.report(DiagID::err_scalar_read_reduced, Read.Loc) << V.Name;
@@ -142,11 +133,11 @@ private:
   }
 
   void checkReduction(const Stmt &L, const LoopAccess &A, const LocalVar &V) {
-    if (!isReducible(V.Type)) {
+    if (!isReducible(V)) {
       Diags.report(DiagID::err_scalar_reduce_type, A.Loc) << V.Name << V.Type;
       return;
     }
-    const LoopAccess *First = findReduction(L, A);
+    const LoopAccess *First = L.findReduction(A.DeclId, A.VarIndex);
     if (First != &A && First->Op != A.Op) {
       Diags.report(DiagID::err_scalar_mixed_reductions, A.Loc)
           << V.Name << getReduceOpSpelling(First->Op)

@@ -108,6 +108,8 @@ struct LocalVar {
   SourceLoc Loc;
   /// The type as C++ spells it at namespace scope, unqualified.
   std::string Type;
+  /// The type's scalar type, when it is one.
+  std::optional<ScalarType> Elem;
   /// Why the variable cannot be a kernel scalar (kept in device memory for
   /// the call), or empty: "its type is declared in the kernel", ...
   std::string NotStorable;
@@ -177,6 +179,8 @@ struct Stmt {
   /// task evaluates its bounds on the device when it starts. Also set by
   /// assign-kernel-scalars when a bound reads a kernel scalar.
   bool DeviceBounds = false;
+  /// A loop's reduction of variable VarIndex of local statement DeclId.
+  const LoopAccess *findReduction(unsigned DeclId, unsigned VarIndex) const;
   std::string IndexType; ///< the index variable's type, e.g. "int"
   llvm::SmallVector<std::string, 2> IndexVars;
   llvm::SmallVector<Extent, 2> Extents;
