@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compiler.h"
+#include "ImplicitHostDevice.h"
 #include "OptimizationLimit.h"
 #include "TargetHooks.h"
 
@@ -180,9 +181,10 @@ llvm::Expected<std::string> Compiler::compileToPtx(const std::string &Source,
                                                    llvm::StringRef Arch) const {
   std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
   Args.push_back("-S");
-  clang::EmitAssemblyAction Action;
+  auto Action =
+      withImplicitHostDevice(std::make_unique<clang::EmitAssemblyAction>());
   return runClangToBuffer(Args, getSourceName(InputPath, T, Arch), Source,
-                          Action, Tools.getOptions().Verbose, "ptx",
+                          *Action, Tools.getOptions().Verbose, "ptx",
                           "the PTX for " + Arch);
 }
 
@@ -191,9 +193,10 @@ Compiler::compileToLLVM(const std::string &Source, const TargetHooks &T,
                         llvm::StringRef Arch) const {
   std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
   Args.insert(Args.end(), {"-S", "-emit-llvm"});
-  clang::EmitLLVMAction Action;
+  auto Action =
+      withImplicitHostDevice(std::make_unique<clang::EmitLLVMAction>());
   return runClangToBuffer(Args, getSourceName(InputPath, T, Arch), Source,
-                          Action, Tools.getOptions().Verbose, "ll",
+                          *Action, Tools.getOptions().Verbose, "ll",
                           "the LLVM IR for " + Arch);
 }
 
@@ -203,14 +206,15 @@ Compiler::compileToHsaco(const std::string &Source, const TargetHooks &T,
   bool Verbose = Tools.getOptions().Verbose;
   std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
   Args.push_back("-c");
-  clang::EmitObjAction Action;
+  auto Action =
+      withImplicitHostDevice(std::make_unique<clang::EmitObjAction>());
   TempFile Object, Hsaco;
   if (llvm::Error E = Object.create("o"))
     return std::move(E);
   if (llvm::Error E = Hsaco.create("hsaco"))
     return std::move(E);
   if (llvm::Error E = runClang(Args, getSourceName(InputPath, T, Arch), Source,
-                               Action, Verbose, Object.path()))
+                               *Action, Verbose, Object.path()))
     return std::move(E);
   if (Tools.getLld().empty())
     return makeError("ld.lld was not found; it links the HSACO for " + Arch);

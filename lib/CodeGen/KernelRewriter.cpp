@@ -70,6 +70,9 @@ public:
       Edits.push_back({K.Range.Begin, K.Range.End, OS.str()});
     }
     addFieldQualifiers(Edits);
+    if (!T.getImplicitDeviceQualifier().empty())
+      for (unsigned Start : M.ImplicitDeviceFunctions)
+        Edits.push_back({Start, Start, T.getImplicitDeviceQualifier().str()});
     llvm::sort(Edits,
                [](const Edit &A, const Edit &B) { return A.Begin < B.Begin; });
     std::string Out = Src.fileStart();

@@ -38,6 +38,9 @@ public:
            For.str() + "; do not edit.\n#include <" + Prelude.str() + ">\n";
   }
   llvm::StringRef getFieldQualifier() const override { return "__device__ "; }
+  llvm::StringRef getImplicitDeviceQualifier() const override {
+    return "__host__ __device__ ";
+  }
   void emitEntry(llvm::raw_ostream &OS, const kir::Kernel &K,
                  const kir::Task &Tk) const override {
     OS << "extern \"C\" __global__ void " << Tk.Name << "(";

@@ -33,6 +33,9 @@ public:
   virtual std::string getBanner(llvm::StringRef SourceFile) const = 0;
   /// What goes before a field's declaration ("__device__ " on GPUs).
   virtual llvm::StringRef getFieldQualifier() const = 0;
+  /// What goes before the declarations of the .qd's functions that device
+  /// code calls without QD_FUNC ("__host__ __device__ " on GPUs).
+  virtual llvm::StringRef getImplicitDeviceQualifier() const { return {}; }
   /// A task's entry point up to its opening brace and the binding of the
   /// argument block to `qd_args_` (when the kernel has parameters).
   virtual void emitEntry(llvm::raw_ostream &OS, const kir::Kernel &K,

@@ -661,7 +661,10 @@ public:
       : Ctx(Ctx), SM(Ctx.getSourceManager()), Src(Ctx),
         Rules(Ctx, Src, Diags, CheckDeviceCode) {}
 
-  kir::Module take() { return std::move(M); }
+  kir::Module take() {
+    M.ImplicitDeviceFunctions = Rules.getImplicitDeviceFunctionStarts();
+    return std::move(M);
+  }
 
   bool VisitFunctionDecl(clang::FunctionDecl *FD) {
     if (!FD->doesThisDeclarationHaveABody() || isInPrelude(FD))

@@ -6,12 +6,15 @@
 
 #include "Sema.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/StmtCXX.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <optional>
 #include <utility>
@@ -45,22 +48,56 @@ bool Sema::checkKernelUnique(const clang::FunctionDecl *FD) {
   return false;
 }
 
-/// What device code can call in the user's files: QD_FUNCs (templates
-/// too), constexpr functions and what the compiler writes itself
-/// (implicit members, lambdas), which Clang's CUDA mode makes host and
-/// device functions.
-static bool isDeviceCallable(const clang::FunctionDecl *F) {
-  if (F->isConstexpr() || F->isImplicit() || hasAnnotation(F, "qd.func"))
+/// Whether a function of the C++ library (a system header) can run on the
+/// device: qd's own, builtins and constexpr functions (which Clang's CUDA
+/// mode makes host and device) and what the compiler writes itself.
+static bool isLibraryDeviceCallable(const clang::FunctionDecl *F) {
+  if (F->isConstexpr() || F->isImplicit() || F->isDefaulted())
     return true;
-  if (const auto *M = clang::dyn_cast<clang::CXXMethodDecl>(F))
-    if (M->getParent()->isLambda() || M->isDefaulted())
-      return true;
-  if (const auto *C = clang::dyn_cast<clang::CXXConstructorDecl>(F))
-    if (C->isDefaulted() || C->isTrivial())
-      return true;
+  const clang::NamespaceDecl *Outermost = nullptr;
+  for (const clang::DeclContext *DC = F->getDeclContext(); DC;
+       DC = DC->getParent())
+    if (const auto *NS = llvm::dyn_cast<clang::NamespaceDecl>(DC))
+      Outermost = NS;
+  if (Outermost && Outermost->getName() == "qd")
+    return true;
   if (const clang::FunctionDecl *Pattern = F->getTemplateInstantiationPattern())
-    return isDeviceCallable(Pattern);
+    return isLibraryDeviceCallable(Pattern);
   return false;
+}
+
+/// The C library's math function Name (or its `f`/`l` variant) that the
+/// GPU code generators lower without a math library; the others need
+/// qd::'s versions (libdevice, the ROCm device libraries).
+static bool isNativeMath(llvm::StringRef Name) {
+  static const llvm::StringSet<> Native = {
+      "sqrt", "fabs",  "abs",  "floor",     "ceil",     "trunc", "fmin",
+      "fmax", "round", "rint", "nearbyint", "copysign", "fma",   "fmod"};
+  return Native.contains(Name) ||
+         ((Name.ends_with("f") || Name.ends_with("l")) &&
+          Native.contains(Name.drop_back()));
+}
+
+static bool isMathLibraryName(llvm::StringRef Name) {
+  static const llvm::StringSet<> Math = {
+      "acos",    "acosh",     "asin",       "asinh",  "atan",      "atan2",
+      "atanh",   "cbrt",      "cos",        "cosh",   "erf",       "erfc",
+      "exp",     "exp2",      "expm1",      "fdim",   "frexp",     "hypot",
+      "ilogb",   "ldexp",     "lgamma",     "llrint", "llround",   "log",
+      "log10",   "log1p",     "log2",       "logb",   "lrint",     "lround",
+      "modf",    "nextafter", "nexttoward", "pow",    "remainder", "remquo",
+      "scalbln", "scalbn",    "sin",        "sinh",   "tan",       "tanh",
+      "tgamma"};
+  return Math.contains(Name) || ((Name.ends_with("f") || Name.ends_with("l")) &&
+                                 Math.contains(Name.drop_back()));
+}
+
+/// C library functions (Clang builtins) that device code may call: memory
+/// copies and fills become LLVM intrinsics, printf the GPU's own.
+static bool isDeviceLibraryBuiltin(llvm::StringRef Name) {
+  return isNativeMath(Name) ||
+         llvm::is_contained(
+             {"printf", "memcpy", "memset", "memmove", "labs", "llabs"}, Name);
 }
 
 void Sema::checkDeviceNode(const clang::Stmt *S) {
@@ -87,23 +124,83 @@ void Sema::checkDeviceNode(const clang::Stmt *S) {
     Callee = Call->getDirectCallee();
   else if (const auto *Construct = clang::dyn_cast<clang::CXXConstructExpr>(S))
     Callee = Construct->getConstructor();
-  if (!Callee || Callee->getBuiltinID() || Callee->isDeleted() ||
-      Ctx.getSourceManager().isInSystemHeader(Callee->getLocation()))
+  if (!Callee || Callee->isDeleted())
     return;
-  if (!isDeviceCallable(Callee)) {
-    Diags.report(DiagID::err_device_host_call, Src.getLoc(S->getBeginLoc()))
+  bool InLibrary =
+      Ctx.getSourceManager().isInSystemHeader(Callee->getLocation());
+  llvm::StringRef Name =
+      Callee->getIdentifier() ? Callee->getName() : llvm::StringRef();
+  bool Std = Callee->isInStdNamespace() ||
+             Callee->getDeclContext()->getRedeclContext()->isTranslationUnit();
+  if (InLibrary && Std && isMathLibraryName(Name)) {
+    Diags.report(DiagID::err_device_libm, Src.getLoc(S->getBeginLoc()))
         << Callee->getQualifiedNameAsString();
     return;
   }
-  if (Callee->isDefined())
+  if (unsigned ID = Callee->getBuiltinID()) {
+    if (Ctx.BuiltinInfo.isPredefinedLibFunction(ID) &&
+        !isDeviceLibraryBuiltin(Name))
+      Diags.report(DiagID::err_device_host_call, Src.getLoc(S->getBeginLoc()))
+          << Callee->getQualifiedNameAsString();
     return;
-  // A template whose pattern is defined is instantiated where it is used.
-  if (const clang::FunctionDecl *Pattern =
-          Callee->getTemplateInstantiationPattern())
-    if (Pattern->isDefined())
-      return;
-  Diags.report(DiagID::err_device_undefined, Src.getLoc(S->getBeginLoc()))
-      << Callee->getQualifiedNameAsString();
+  }
+  if (InLibrary) {
+    if (!isLibraryDeviceCallable(Callee))
+      Diags.report(DiagID::err_device_host_call, Src.getLoc(S->getBeginLoc()))
+          << Callee->getQualifiedNameAsString();
+    return;
+  }
+  // The user's own functions are host and device (as under Clang's
+  // `#pragma clang force_cuda_host_device`): they follow the rules of
+  // device code too, checked once each.
+  const clang::FunctionDecl *Def = Callee->getDefinition();
+  if (!Def) {
+    // A template whose pattern is defined is instantiated where it is used.
+    if (const clang::FunctionDecl *Pattern =
+            Callee->getTemplateInstantiationPattern())
+      if (Pattern->isDefined())
+        return;
+    Diags.report(DiagID::err_device_undefined, Src.getLoc(S->getBeginLoc()))
+        << Callee->getQualifiedNameAsString();
+    return;
+  }
+  if (!hasAnnotation(Def, "qd.func") && CheckedCallees.insert(Def))
+    checkDeviceBody(Def->getBody());
+}
+
+std::vector<unsigned> Sema::getImplicitDeviceFunctionStarts() const {
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  std::vector<unsigned> Starts;
+  for (const clang::FunctionDecl *F : CheckedCallees) {
+    // A template's instantiation is declared where its pattern is.
+    if (const clang::FunctionDecl *Pattern =
+            F->getTemplateInstantiationPattern())
+      F = Pattern;
+    for (const clang::FunctionDecl *R : F->redecls()) {
+      clang::SourceLocation Loc = R->getInnerLocStart();
+      if (Loc.isFileID() && SM.isWrittenInMainFile(Loc) && !R->isImplicit() &&
+          !hasAnnotation(R, "qd.func"))
+        Starts.push_back(SM.getFileOffset(Loc));
+    }
+  }
+  llvm::sort(Starts);
+  Starts.erase(std::unique(Starts.begin(), Starts.end()), Starts.end());
+  return Starts;
+}
+
+/// Every node of a function that device code calls, iteratively (a long
+/// chain of calls must not exhaust the stack).
+void Sema::checkDeviceBody(const clang::Stmt *Body) {
+  std::vector<std::pair<const clang::Stmt *, unsigned>> Work = {{Body, 0}};
+  while (!Work.empty()) {
+    auto [S, Depth] = Work.back();
+    Work.pop_back();
+    if (!S || !checkNesting(S, Depth))
+      continue;
+    checkDeviceNode(S);
+    for (const clang::Stmt *Child : S->children())
+      Work.push_back({Child, Depth + 1});
+  }
 }
 
 void Sema::checkNotLoopConfig(const clang::Stmt *S) {
@@ -154,24 +251,31 @@ bool Sema::checkLoopBounds(const clang::Stmt *Loop,
 
 /// Reports a `break` in S that leaves the loop whose body S is: one not
 /// inside a nested loop, switch or lambda.
-static void findOuterBreak(const clang::Stmt *S, SourceInfo &Src,
-                           DiagEngine &Diags, unsigned Depth = 0) {
-  if (!S || Depth > Sema::MaxNesting)
+/// Reports each `break` of S that would leave the top-level loop, and each
+/// `return` in it (which would leave the whole task). Nested loops and
+/// switches own their breaks; lambdas own their returns.
+static void findOuterJumps(const clang::Stmt *S, SourceInfo &Src,
+                           DiagEngine &Diags, bool BreaksOwned = false,
+                           unsigned Depth = 0) {
+  if (!S || Depth > Sema::MaxNesting || isa<clang::LambdaExpr>(S))
     return;
-  if (isa<clang::BreakStmt>(S)) {
+  if (isa<clang::BreakStmt>(S) && !BreaksOwned) {
     Diags.report(DiagID::err_break_outermost, Src.getLoc(S->getBeginLoc()));
     return;
   }
-  if (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
-      isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S) ||
-      isa<clang::SwitchStmt>(S) || isa<clang::LambdaExpr>(S))
-    return; // a break in there is theirs
+  if (isa<clang::ReturnStmt>(S)) {
+    Diags.report(DiagID::err_return_in_loop, Src.getLoc(S->getBeginLoc()));
+    return;
+  }
+  BreaksOwned |= isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
+                 isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S) ||
+                 isa<clang::SwitchStmt>(S);
   for (const clang::Stmt *Child : S->children())
-    findOuterBreak(Child, Src, Diags, Depth + 1);
+    findOuterJumps(Child, Src, Diags, BreaksOwned, Depth + 1);
 }
 
 void Sema::checkNoBreak(const clang::Stmt *Body) {
-  findOuterBreak(Body, Src, Diags);
+  findOuterJumps(Body, Src, Diags);
 }
 
 bool Sema::checkKernelDecl(const clang::FunctionDecl *FD) {

@@ -16,9 +16,11 @@
 #include "qdc/KIR/Kernel.h"
 #include "qdc/Support/Diagnostic.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <optional>
+#include <vector>
 
 namespace qdc::frontend {
 
@@ -49,9 +51,12 @@ public:
   /// Kernels are not overloaded: FD's name was not used by an earlier one.
   bool checkKernelUnique(const clang::FunctionDecl *FD);
   /// One node of device code (a kernel or a QD_FUNC body): no `new`,
-  /// `delete`, inline assembly, or call of a function with no definition.
+  /// `delete`, inline assembly, exceptions, call of a function with no
+  /// definition or of a host-only library function. The user's functions it
+  /// calls are checked too, once each.
   void checkDeviceNode(const clang::Stmt *S);
-  /// The body of a top-level parallel loop does not `break` out of it.
+  /// The body of a top-level parallel loop does not `break` out of it or
+  /// `return`.
   void checkNoBreak(const clang::Stmt *Body);
   /// qd::loop_config stands only at a kernel's top level, before a loop: S
   /// is below it.
@@ -61,6 +66,11 @@ public:
   /// or pointer element): the task then evaluates them on the device.
   bool checkLoopBounds(const clang::Stmt *Loop,
                        llvm::ArrayRef<const clang::Expr *> Bounds);
+
+  /// Where, in the main file, the declarations of the user's functions that
+  /// device code calls start (without QD_FUNC): the device compile makes
+  /// them host and device.
+  std::vector<unsigned> getImplicitDeviceFunctionStarts() const;
 
   /// qdc's own walks over the AST stop at MaxNesting levels: false (and an
   /// error, the first time) when S, at Depth, is deeper.
@@ -74,6 +84,10 @@ private:
   DiagEngine &Diags;
   bool CheckDeviceCode;
   bool ReportedNesting = false;
+  /// The user's functions device code calls whose bodies were checked.
+  llvm::SetVector<const clang::FunctionDecl *> CheckedCallees;
+
+  void checkDeviceBody(const clang::Stmt *Body);
   /// Kernels seen so far, by qualified name.
   llvm::StringMap<const clang::FunctionDecl *> Kernels;
 };

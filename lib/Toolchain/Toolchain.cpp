@@ -195,7 +195,9 @@ std::vector<std::string> Toolchain::getParseArgs(llvm::StringRef Input,
 std::vector<std::string> Toolchain::getCommonCompileArgs() const {
   std::vector<std::string> Args = {ClangDriver, "-std=" + Opts.Std,
                                    "-O" + std::to_string(Opts.OptLevel), "-w",
-                                   "-I" + PreludeDir};
+                                   // A system folder: its functions keep
+                                   // their attributes (ImplicitHostDevice).
+                                   "-isystem", PreludeDir};
   for (const std::string &Dir : Opts.IncludeDirs)
     Args.push_back("-I" + Dir);
   for (const std::string &Def : Opts.Defines)

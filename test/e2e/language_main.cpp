@@ -3,6 +3,7 @@
 #include "Check.h"
 #include "language.qd.h"
 
+#include <algorithm>
 #include <cmath>
 
 int main() {
@@ -163,6 +164,28 @@ int main() {
     Ok.all("range read from a field written by the kernel",
            language::dyn_out.to_vector(),
            [](size_t k) { return k < 18 ? int(k) + 100 : 0; });
+  }
+
+  {
+    language::ordinary_cpp(3);
+    qd::sync();
+    Ok.all("user struct operators, template, lambda, std::clamp/min",
+           language::plain_out.to_vector(), [](size_t k) {
+             float i = float(k);
+             float half = ((2 * i + 2) * i + 6) / 2;
+             int c = int(k % 4) * int(k % 4) * int(k % 4);
+             return std::clamp(half, 0.0f, 1000.0f) + float(std::min(c, 5));
+           });
+    Ok.all("range and ndrange loops nested in a loop body",
+           language::nested_out.to_vector(), [](size_t k) {
+             int s = 0;
+             for (int j = 0; j < int(k % 5); ++j)
+               s += j * (j + 1) / 2;
+             for (int p = 1; p < 3; ++p)
+               for (int q = 0; q < 3; ++q)
+                 s += p * 10 + q;
+             return s;
+           });
   }
 
   // An empty array never reaches a kernel with iterations to run, and an

@@ -67,6 +67,105 @@ template <typename T, int Dims> struct ndarray {
   }
 };
 
+// Ranges in device code: a `qd::range`/`qd::ndrange` loop nested in a loop
+// body, a serial statement or a QD_FUNC runs in order in its thread (qdc
+// turns only a kernel's top-level loops into parallel tasks).
+namespace detail {
+template <typename T> struct range_t {
+  T first, last;
+  struct iterator {
+    T value;
+    QD_DEVICE_FN T operator*() const { return value; }
+    QD_DEVICE_FN iterator &operator++() {
+      ++value;
+      return *this;
+    }
+    QD_DEVICE_FN bool operator!=(const iterator &o) const {
+      return value < o.value;
+    }
+  };
+  QD_DEVICE_FN iterator begin() const { return {first}; }
+  QD_DEVICE_FN iterator end() const { return {last}; }
+};
+
+template <int N> struct ndrange_t {
+  int64_t lo[N], hi[N];
+  /// Row-major order: the last dimension varies fastest.
+  struct iterator {
+    int64_t index[N];
+    const ndrange_t *range;
+    bool done;
+    QD_DEVICE_FN const int64_t (&operator*() const)[N] { return index; }
+    QD_DEVICE_FN iterator &operator++() {
+      for (int d = N - 1; d >= 0; --d) {
+        if (++index[d] < range->hi[d])
+          return *this;
+        index[d] = range->lo[d];
+      }
+      done = true;
+      return *this;
+    }
+    QD_DEVICE_FN bool operator!=(const iterator &o) const {
+      return done != o.done;
+    }
+  };
+  QD_DEVICE_FN iterator begin() const {
+    iterator It{{}, this, false};
+    for (int d = 0; d < N; ++d) {
+      It.index[d] = lo[d];
+      It.done = It.done || hi[d] <= lo[d];
+    }
+    return It;
+  }
+  QD_DEVICE_FN iterator end() const { return {{}, this, true}; }
+};
+} // namespace detail
+
+template <typename T> QD_DEVICE_FN detail::range_t<T> range(T n) {
+  return {T(0), n};
+}
+template <typename T> QD_DEVICE_FN detail::range_t<T> range(T begin, T end) {
+  return {begin, end};
+}
+
+/// One dimension of an ndrange: `n` for [0, n), `{b, e}` for [b, e).
+struct ndrange_extent {
+  int64_t begin, end;
+  QD_DEVICE_FN constexpr ndrange_extent(int64_t end) : begin(0), end(end) {}
+  QD_DEVICE_FN constexpr ndrange_extent(int64_t begin, int64_t end)
+      : begin(begin), end(end) {}
+};
+template <typename... Es>
+QD_DEVICE_FN detail::ndrange_t<sizeof...(Es)> make_ndrange_(Es... es) {
+  const ndrange_extent e[] = {es...};
+  detail::ndrange_t<sizeof...(Es)> r;
+  for (unsigned d = 0; d < sizeof...(Es); ++d) {
+    r.lo[d] = e[d].begin;
+    r.hi[d] = e[d].end;
+  }
+  return r;
+}
+template <typename... Ts>
+QD_DEVICE_FN detail::ndrange_t<sizeof...(Ts)> ndrange(Ts... extents) {
+  return make_ndrange_(ndrange_extent(int64_t(extents))...);
+}
+QD_DEVICE_FN inline detail::ndrange_t<1> ndrange(ndrange_extent a) {
+  return make_ndrange_(a);
+}
+QD_DEVICE_FN inline detail::ndrange_t<2> ndrange(ndrange_extent a,
+                                                 ndrange_extent b) {
+  return make_ndrange_(a, b);
+}
+QD_DEVICE_FN inline detail::ndrange_t<3>
+ndrange(ndrange_extent a, ndrange_extent b, ndrange_extent c) {
+  return make_ndrange_(a, b, c);
+}
+QD_DEVICE_FN inline detail::ndrange_t<4>
+ndrange(ndrange_extent a, ndrange_extent b, ndrange_extent c,
+        ndrange_extent d) {
+  return make_ndrange_(a, b, c, d);
+}
+
 template <typename T> QD_DEVICE_FN T abs(T x) { return x < T(0) ? -x : x; }
 template <typename T> QD_DEVICE_FN T min(T a, T b) { return b < a ? b : a; }
 template <typename T> QD_DEVICE_FN T max(T a, T b) { return a < b ? b : a; }

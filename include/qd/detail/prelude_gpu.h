@@ -26,6 +26,17 @@
 
 #define QD_DEVICE_FN __device__
 
+// Clang's wrapper of <new> (reached from <algorithm> and most of the C++
+// library) defines device operators new and delete on these. Device code
+// may not allocate (qdc reports `new` at the user's line), so they are
+// declared only.
+extern "C" {
+__device__ void *malloc(size_t) __attribute__((nothrow));
+__device__ void free(void *) __attribute__((nothrow));
+// Clang lowers a device printf to the GPU's own (vprintf on CUDA).
+__device__ int printf(const char *, ...);
+}
+
 #ifndef QD_GPU_MATH_MISSING_
 extern "C" {
 __device__ float QD_GPU_MATH_F32_(sin)(float);

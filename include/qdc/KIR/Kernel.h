@@ -172,7 +172,7 @@ struct Stmt {
 
   // Loop.
   LoopForm Form = LoopForm::Range;
-  TextRange LoopBody;    ///< the loop body's text
+  TextRange LoopBody; ///< the loop body's text
   /// Its accesses to the kernel's locals: one per (variable, kind, op).
   llvm::SmallVector<LoopAccess, 2> Accesses;
   /// A bound reads memory (a field, an ndarray or pointer element): the
@@ -304,6 +304,9 @@ struct Module {
   std::vector<Field> Fields;
   std::vector<Function> Functions;
   std::vector<Kernel> Kernels;
+  /// Where the declarations of the user's functions that device code calls
+  /// without QD_FUNC start in Source: GPU code makes them host and device.
+  std::vector<unsigned> ImplicitDeviceFunctions;
 };
 
 /// Calls F on S and every statement nested in its blocks, in pre-order.
