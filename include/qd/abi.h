@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 2u
+#define QDRT_ABI_VERSION 3u
 
 /**
  * An iteration count that the task computes itself when it starts (its
@@ -58,9 +58,10 @@ typedef uint64_t (*qdrt_cpu_trip_fn)(const void *args);
 typedef struct qdrt_task_desc {
   const char *name; /**< entry point in the device images */
   uint32_t group; /**< 0: on the launch stream; 1..G: a stream-parallel group */
-  uint32_t block_dim;      /**< threads per block; 0: the runtime's default */
-  qdrt_cpu_task_fn cpu_fn; /**< may be null when no CPU code was built */
+  uint32_t block_dim;        /**< threads per block; 0: the runtime's default */
+  qdrt_cpu_task_fn cpu_fn;   /**< may be null when no CPU code was built */
   qdrt_cpu_trip_fn cpu_trip; /**< for QDRT_DEVICE_TRIP launches; or null */
+  uint32_t cpu_threads;      /**< at most this many CPU threads; 0: all */
 } qdrt_task_desc;
 
 typedef struct qdrt_kernel_desc {

@@ -106,12 +106,18 @@ detail::ndrange_t<3> ndrange(ndrange_extent a, ndrange_extent b,
 detail::ndrange_t<4> ndrange(ndrange_extent a, ndrange_extent b,
                              ndrange_extent c, ndrange_extent d) noexcept;
 
-/// Options of `qd::loop_config({.block_dim = 128})`.
+/// Options of `qd::loop_config({.block_dim = 128})`, in this order.
 struct loop_config_options {
   int block_dim = 0; ///< threads per block; 0: the backend's default
+  /// Run the loop in order on one thread: `break` works, and the loop may
+  /// write kernel scalars like a serial statement.
+  bool serialize = false;
+  /// At most this many CPU threads run the loop (0: all of them); GPUs
+  /// ignore it.
+  int parallelize = 0;
 };
 
-/// Sets the block size of the top-level loop that follows.
+/// Configures the top-level loop that follows.
 void loop_config(loop_config_options options) noexcept;
 
 /// A module-level array with a fixed shape: `qd::field<float, N> a;`.

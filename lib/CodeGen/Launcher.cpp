@@ -102,7 +102,7 @@ private:
            << (Tk.DeviceBounds
                    ? "&" + names::qualified(K.Scope, names::tripFunction(Tk))
                    : std::string("nullptr"))
-           << "},\n";
+           << ", .cpu_threads = " << Tk.CpuThreads << "},\n";
     OS << "};\n";
   }
 

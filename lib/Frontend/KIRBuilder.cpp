@@ -169,14 +169,19 @@ private:
 
   kir::Stmt buildItem(const clang::Stmt *S) {
     kir::Stmt Out = makeStmt(S, kir::StmtKind::Serial);
+    bool Serialize = std::exchange(SerializeNext, false);
     if (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S)) {
-      if (buildLoop(S, Out))
+      // A serialized loop is one serial statement: it runs in order.
+      if (Serialize)
+        Out.SerializedLoop = true;
+      else if (buildLoop(S, Out))
         Out.Kind = kir::StmtKind::Loop;
     } else if (const auto *DS = dyn_cast<clang::DeclStmt>(S)) {
       buildLocal(DS, Out);
     } else if (const clang::CallExpr *Call = getQdCall(S, "loop_config")) {
       Out.Kind = kir::StmtKind::LoopConfig;
-      Out.ConfigBlockDim = Rules.checkLoopConfig(Call).value_or(0);
+      Out.Config = Rules.checkLoopConfig(Call).value_or(kir::LoopConfig());
+      SerializeNext = Out.Config.Serialize;
     }
     Rules.checkTopLevelStmt(S, Out, K.Name);
     CurrentLoop = Out.Kind == kir::StmtKind::Loop ? &Out : nullptr;
@@ -628,6 +633,8 @@ private:
   unsigned CurrentBlock = kir::Stmt::NoParent;
   /// The top-level loop being walked, if any.
   kir::Stmt *CurrentLoop = nullptr;
+  /// The statement before was `qd::loop_config({.serialize = true})`.
+  bool SerializeNext = false;
   llvm::DenseMap<const clang::DeclRefExpr *, kir::ReduceOp> StatementAtomics;
   llvm::MapVector<const clang::VarDecl *, LocalInfo> Locals;
   std::vector<std::tuple<const clang::VarDecl *, unsigned, SourceLoc>> Uses;

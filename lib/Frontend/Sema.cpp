@@ -331,33 +331,43 @@ static const char *getJumpName(const clang::Stmt *S) {
 void Sema::checkTopLevelStmt(const clang::Stmt *S, const kir::Stmt &Built,
                              llvm::StringRef Kernel) {
   bool IsFor = isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S);
-  if (IsFor && Built.Kind != kir::StmtKind::Loop)
+  if (IsFor && Built.Kind != kir::StmtKind::Loop && !Built.SerializedLoop)
     Diags.report(DiagID::err_loop_not_parallel, Built.Loc) << Kernel;
   else if (const char *Jump = getJumpName(S))
     Diags.report(DiagID::err_top_level_jump, Built.Loc) << Jump << Kernel;
 }
 
-std::optional<unsigned> Sema::checkLoopConfig(const clang::CallExpr *Call) {
+std::optional<kir::LoopConfig>
+Sema::checkLoopConfig(const clang::CallExpr *Call) {
   if (Call->getNumArgs() != 1)
     return std::nullopt;
   const clang::Expr *Arg = Call->getArg(0);
   clang::Expr::EvalResult R;
-  std::optional<int64_t> Value;
-  if (!Arg->isValueDependent() && Arg->EvaluateAsRValue(R, Ctx) &&
-      R.Val.isStruct() && R.Val.getStructNumFields() >= 1 &&
-      R.Val.getStructField(0).isInt())
-    Value = R.Val.getStructField(0).getInt().getExtValue();
   SourceLoc Loc = Src.getLoc(Arg->getBeginLoc());
-  if (!Value) {
-    Diags.report(DiagID::err_loop_config_block_dim, Loc) << "";
+  if (Arg->isValueDependent() || !Arg->EvaluateAsRValue(R, Ctx) ||
+      !R.Val.isStruct() || R.Val.getStructNumFields() != 3 ||
+      !R.Val.getStructField(0).isInt() || !R.Val.getStructField(1).isInt() ||
+      !R.Val.getStructField(2).isInt()) {
+    Diags.report(DiagID::err_loop_config_not_constant, Loc);
     return std::nullopt;
   }
-  if (*Value < 1 || *Value > 1024) {
+  int64_t BlockDim = R.Val.getStructField(0).getInt().getExtValue();
+  int64_t Parallelize = R.Val.getStructField(2).getInt().getExtValue();
+  if (BlockDim < 0 || BlockDim > 1024) {
     Diags.report(DiagID::err_loop_config_block_dim, Loc)
-        << (", not " + std::to_string(*Value));
+        << (", not " + std::to_string(BlockDim));
     return std::nullopt;
   }
-  return static_cast<unsigned>(*Value);
+  if (Parallelize < 0) {
+    Diags.report(DiagID::err_loop_config_parallelize, Loc)
+        << std::to_string(Parallelize);
+    return std::nullopt;
+  }
+  kir::LoopConfig C;
+  C.BlockDim = unsigned(BlockDim);
+  C.Serialize = R.Val.getStructField(1).getInt().getBoolValue();
+  C.Parallelize = unsigned(Parallelize);
+  return C;
 }
 
 bool Sema::checkNesting(const clang::Stmt *S, unsigned Depth) {

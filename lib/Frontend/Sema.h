@@ -42,8 +42,9 @@ public:
   /// been recognised as a parallel loop, and jumps cannot stand alone.
   void checkTopLevelStmt(const clang::Stmt *S, const kir::Stmt &Built,
                          llvm::StringRef Kernel);
-  /// loop_config's block_dim: a constant between 1 and 1024.
-  std::optional<unsigned> checkLoopConfig(const clang::CallExpr *Call);
+  /// loop_config's options, constants: block_dim between 0 (the default)
+  /// and 1024, parallelize not negative.
+  std::optional<kir::LoopConfig> checkLoopConfig(const clang::CallExpr *Call);
   /// A name that becomes a GPU symbol (a kernel's task entry points, a
   /// field's global, a QD_FUNC) is ASCII, and so is its namespace. What is
   /// "kernel", "field" or "QD_FUNC".

@@ -81,7 +81,11 @@ static void printStmt(const Stmt &S, unsigned Indent, llvm::raw_ostream &OS) {
       OS << " used-by=" << U.StmtId;
     break;
   case StmtKind::LoopConfig:
-    OS << "loop-config block_dim=" << S.ConfigBlockDim;
+    OS << "loop-config block_dim=" << S.Config.BlockDim;
+    if (S.Config.Serialize)
+      OS << " serialize";
+    if (S.Config.Parallelize)
+      OS << " parallelize=" << S.Config.Parallelize;
     break;
   case StmtKind::Block:
     OS << "stream-parallel group=" << S.Group;
@@ -104,6 +108,8 @@ static void printTask(const Task &T, llvm::raw_ostream &OS) {
     OS << T.BlockDim;
   else
     OS << "default";
+  if (T.CpuThreads)
+    OS << " cpu_threads=" << T.CpuThreads;
   OS << " group=" << T.Group << " stmts=";
   for (size_t I = 0; I < T.StmtIds.size(); ++I)
     OS << (I ? "," : "") << T.StmtIds[I];

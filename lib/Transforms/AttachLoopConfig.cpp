@@ -21,10 +21,15 @@ static void attachInList(std::vector<Stmt> &Stmts, DiagEngine &Diags) {
     }
     if (S.Kind != StmtKind::LoopConfig)
       continue;
-    if (I + 1 < Stmts.size() && Stmts[I + 1].Kind == StmtKind::Loop)
-      Stmts[I + 1].BlockDim = S.ConfigBlockDim;
-    else
+    Stmt *Next = I + 1 < Stmts.size() ? &Stmts[I + 1] : nullptr;
+    if (Next && Next->Kind == StmtKind::Loop) {
+      Next->BlockDim = S.Config.BlockDim;
+      Next->Parallelize = S.Config.Parallelize;
+    } else if (!Next || !Next->SerializedLoop) {
+      // A serialized loop was built as a serial statement; its block is
+      // one thread.
       Diags.report(DiagID::err_loop_config_not_before_loop, S.Loc);
+    }
   }
 }
 

@@ -78,6 +78,7 @@ private:
     T.Kind = S.Form == LoopForm::NdRange ? TaskKind::NdRange : TaskKind::Range;
     T.Group = Group;
     T.BlockDim = S.BlockDim;
+    T.CpuThreads = S.Parallelize;
     T.IndexType = S.IndexType;
     T.IndexVars = S.IndexVars;
     T.Extents = S.Extents;

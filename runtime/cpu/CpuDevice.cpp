@@ -45,11 +45,13 @@ public:
   unsigned size() const { return static_cast<unsigned>(Workers.size()) + 1; }
 
   /// Runs Fn(begin, end) over [0, N) in chunks on every thread, the caller's
-  /// included; returns when all chunks are done.
-  void parallelFor(uint64_t N,
+  /// included, or in MaxThreads chunks when that is not 0 (so that at most
+  /// MaxThreads threads run it); returns when all chunks are done.
+  void parallelFor(uint64_t N, unsigned MaxThreads,
                    const std::function<void(uint64_t, uint64_t)> &Fn) {
     std::lock_guard<std::mutex> Serial(LaunchMutex);
-    uint64_t Chunks = std::min<uint64_t>(N, uint64_t(size()) * 4);
+    uint64_t Chunks = std::min<uint64_t>(N, MaxThreads ? uint64_t(MaxThreads)
+                                                       : uint64_t(size()) * 4);
     {
       std::lock_guard<std::mutex> Lock(Mutex);
       Job = &Fn;
@@ -171,9 +173,9 @@ public:
       Task(Args, 0, 1);
       return;
     }
-    Pool.parallelFor(Iterations, [&](uint64_t Begin, uint64_t End) {
-      Task(Args, Begin, End);
-    });
+    Pool.parallelFor(
+        Iterations, T.cpu_threads,
+        [&](uint64_t Begin, uint64_t End) { Task(Args, Begin, End); });
   }
 
   void *allocate(size_t Bytes) override {

@@ -188,6 +188,32 @@ int main() {
            });
   }
 
+  {
+    std::vector<int> Xs(100);
+    for (int I = 0; I < 100; ++I)
+      Xs[I] = (I * 7) % 11;
+    qd::Ndarray<int, 1> X({100});
+    X.copy_from(Xs);
+    language::prefix.fill(-1);
+    int Total = 0, Stop = -1;
+    std::vector<int> Prefix(100, -1);
+    for (int I = 0; I < 100; ++I) {
+      if (Total + Xs[I] > 200) {
+        Stop = I;
+        break;
+      }
+      Total += Xs[I];
+      Prefix[I] = Total;
+    }
+    int Got = language::serialized(X, 200);
+    Ok.that("serialized loop: break and kernel scalars written",
+            Stop > 0 && Got == Stop * 100000 + Total);
+    Ok.all("serialized loop runs in order", language::prefix.to_vector(),
+           [&](size_t k) { return Prefix[k]; });
+    Ok.all("parallelize", X.to_vector(),
+           [&](size_t k) { return Xs[k] * 2 + (int(k) < Stop ? 1 : 0); });
+  }
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

@@ -11,6 +11,10 @@
 #include "gtest/gtest.h"
 
 #include <cstdlib>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <thread>
 
 using namespace qd;
 using namespace qd::rt::test;
@@ -159,6 +163,31 @@ TEST_F(CpuRuntimeTest, KernelResultsElementByElement) {
   std::vector<float> Out = Y.to_vector();
   for (int I = 0; I < N; ++I)
     ASSERT_EQ(Out[I], 2.0f * Xs[I] + Ys[I]) << "at " << I;
+}
+
+/// Records, per call, the calling thread and the chunk's size.
+static std::mutex ChunkMutex;
+static std::set<std::thread::id> ChunkThreads;
+static std::vector<uint64_t> ChunkSizes;
+static void recordChunk(const void *, uint64_t Begin, uint64_t End) {
+  std::lock_guard<std::mutex> Lock(ChunkMutex);
+  ChunkThreads.insert(std::this_thread::get_id());
+  ChunkSizes.push_back(End - Begin);
+}
+
+// loop_config's parallelize: at most cpu_threads threads run a task, each
+// iteration exactly once.
+TEST_F(CpuRuntimeTest, CpuThreadsBoundsTheThreadsOfATask) {
+  TestModule TM("threads");
+  uint32_t K = TM.addKernel("k", {{0, recordChunk, 0, nullptr, 2}});
+  qdrt_module *M = TM.registered();
+  ChunkThreads.clear();
+  ChunkSizes.clear();
+  launch(M, K, {1000}, nullptr);
+  EXPECT_LE(ChunkThreads.size(), 2u);
+  EXPECT_EQ(ChunkSizes.size(), 2u);
+  EXPECT_EQ(std::accumulate(ChunkSizes.begin(), ChunkSizes.end(), uint64_t(0)),
+            1000u);
 }
 
 TEST_F(CpuRuntimeTest, StreamParallelGroupsRunInSourceOrder) {

@@ -22,6 +22,7 @@ struct TestTask {
   qdrt_cpu_task_fn Cpu = nullptr;
   unsigned BlockDim = 0;
   const char *Entry = nullptr; ///< entry point; default <kernel>_t<index>
+  unsigned CpuThreads = 0;
 };
 
 class TestModule {
@@ -44,6 +45,7 @@ public:
       T.group = Tasks[I].Group;
       T.block_dim = Tasks[I].BlockDim;
       T.cpu_fn = Tasks[I].Cpu;
+      T.cpu_threads = Tasks[I].CpuThreads;
       TaskTable.push_back(T);
       K.num_groups = std::max(K.num_groups, T.group);
     }

@@ -41,7 +41,7 @@ public:
   }
   kir::Stmt config(unsigned Line, unsigned BlockDim) {
     kir::Stmt S = make(kir::StmtKind::LoopConfig, Line);
-    S.ConfigBlockDim = BlockDim;
+    S.Config.BlockDim = BlockDim;
     return S;
   }
   /// A block; its id is taken before the children's, so build it first:

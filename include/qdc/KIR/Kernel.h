@@ -86,6 +86,13 @@ struct Extent {
   Bound End;
 };
 
+/// What `qd::loop_config({...})` asks of the next top-level loop.
+struct LoopConfig {
+  unsigned BlockDim = 0; ///< 0: the backend's default
+  bool Serialize = false;
+  unsigned Parallelize = 0; ///< 0: every CPU thread
+};
+
 enum class StmtKind {
   Loop,       ///< a top-level parallel loop
   Serial,     ///< any other statement; runs on one thread
@@ -196,7 +203,12 @@ struct Stmt {
   llvm::SmallVector<LocalUse, 1> Uses;
 
   // LoopConfig.
-  unsigned ConfigBlockDim = 0;
+  LoopConfig Config;
+  /// A top-level loop after `qd::loop_config({.serialize = true})`: a
+  /// serial statement.
+  bool SerializedLoop = false;
+  /// Loop: at most this many CPU threads (loop_config's parallelize).
+  unsigned Parallelize = 0;
 
   // Block.
   unsigned Group = 0; ///< 1, 2, ... in source order; 0 before assign-groups
@@ -222,7 +234,8 @@ struct Task {
   TaskKind Kind = TaskKind::Serial;
   unsigned Group = 0; ///< 0: runs on the launch stream
   unsigned BlockDim = 0;
-  std::string IndexType; ///< of a range task's index variable
+  unsigned CpuThreads = 0; ///< at most this many CPU threads; 0: all
+  std::string IndexType;   ///< of a range task's index variable
   llvm::SmallVector<std::string, 2> IndexVars;
   llvm::SmallVector<Extent, 2> Extents;
   /// The extents are evaluated by the task itself when it starts, on the
