@@ -26,7 +26,7 @@ using namespace qdc::codegen;
 using namespace qdc::kir;
 
 std::string codegen::getParamType(const Param &P, bool Host) {
-  std::string Elem = getScalarTypeSpelling(P.Elem).str();
+  std::string Elem = getElemSpelling(P.Elem, P.ElemRecord);
   if (P.Kind == ParamKind::Pointer)
     return (P.PointeeConst ? "const " : "") + Elem + " *";
   if (P.Kind != ParamKind::Ndarray)

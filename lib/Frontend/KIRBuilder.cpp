@@ -58,9 +58,11 @@ public:
     clang::QualType RT = FD->getReturnType();
     K.ReturnsVoid = RT->isVoidType();
     K.ReturnType = RT.getAsString(Ctx.getPrintingPolicy());
-    // Scalars for now; structs need their type in the generated header.
+    // A struct is declared for the host by the generated header.
     if (auto Scalar = getScalarType(RT, Ctx))
       K.ReturnType = kir::getScalarTypeSpelling(*Scalar).str();
+    else if (std::optional<std::string> Record = Rules.getRecord(RT))
+      K.ReturnType = *Record;
     else
       K.ReturnStorable = RT->isVoidType();
     for (const clang::ParmVarDecl *P : FD->parameters())
@@ -91,29 +93,40 @@ private:
     clang::QualType T = P->getType();
     Out.Spelling = T.getAsString(Ctx.getPrintingPolicy());
     Out.Kind = kir::ParamKind::Unsupported;
-    if (auto Scalar = getScalarType(T, Ctx)) {
+    if (setElem(T, Out)) {
       Out.Kind = kir::ParamKind::Scalar;
-      Out.Elem = *Scalar;
     } else if (T->isPointerType() &&
                !T->getPointeeType().isVolatileQualified()) {
-      if (auto Elem = getScalarType(T->getPointeeType(), Ctx)) {
+      if (setElem(T->getPointeeType(), Out)) {
         Out.Kind = kir::ParamKind::Pointer;
-        Out.Elem = *Elem;
         Out.PointeeConst = T->getPointeeType().isConstQualified();
       }
     } else if (const auto *Spec = getQdSpecialization(T, "ndarray")) {
       const clang::TemplateArgumentList &Args = Spec->getTemplateArgs();
       if (Args.size() == 2 &&
           Args[0].getKind() == clang::TemplateArgument::Type &&
-          Args[1].getKind() == clang::TemplateArgument::Integral) {
-        if (auto Elem = getScalarType(Args[0].getAsType(), Ctx)) {
-          Out.Kind = kir::ParamKind::Ndarray;
-          Out.Elem = *Elem;
-          Out.Dims = Args[1].getAsIntegral().getZExtValue();
-        }
+          Args[1].getKind() == clang::TemplateArgument::Integral &&
+          setElem(Args[0].getAsType(), Out)) {
+        Out.Kind = kir::ParamKind::Ndarray;
+        Out.Dims = Args[1].getAsIntegral().getZExtValue();
       }
     }
     return Out;
+  }
+
+  /// Sets Out's element from T, a scalar or a user struct; false if it is
+  /// neither.
+  bool setElem(clang::QualType T, kir::Param &Out) {
+    if (auto Scalar = getScalarType(T, Ctx)) {
+      Out.Elem = *Scalar;
+      return true;
+    }
+    if (std::optional<std::string> Record = Rules.getRecord(T)) {
+      Out.Elem = kir::ScalarType::U8;
+      Out.ElemRecord = *Record;
+      return true;
+    }
+    return false;
   }
 
   kir::Stmt makeStmt(const clang::Stmt *S, kir::StmtKind Kind) {
@@ -670,6 +683,7 @@ public:
 
   kir::Module take() {
     M.ImplicitDeviceFunctions = Rules.getImplicitDeviceFunctionStarts();
+    M.Records = Rules.takeRecords();
     return std::move(M);
   }
 
@@ -725,11 +739,13 @@ public:
         Args[0].getKind() != clang::TemplateArgument::Type ||
         Args[1].getKind() != clang::TemplateArgument::Pack)
       return true;
+    std::string Record;
     std::optional<kir::ScalarType> Elem =
-        Rules.checkField(V, Args[0].getAsType());
+        Rules.checkField(V, Args[0].getAsType(), Record);
     if (!Elem)
       return true;
     kir::Field F;
+    F.ElemRecord = Record;
     F.Name = V->getNameAsString();
     F.Scope = getScope(V->getDeclContext());
     F.Symbol = getMangledName(V);

@@ -6,8 +6,6 @@
 
 #include "Sema.h"
 
-#include "llvm/ADT/StringSet.h"
-
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -15,6 +13,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <optional>
 #include <utility>
@@ -294,7 +294,8 @@ bool Sema::checkKernelDecl(const clang::FunctionDecl *FD) {
 }
 
 std::optional<kir::ScalarType> Sema::checkField(const clang::VarDecl *V,
-                                                clang::QualType Elem) {
+                                                clang::QualType Elem,
+                                                std::string &Record) {
   SourceLoc Loc = Src.getLoc(V->getLocation());
   if (V->getDescribedVarTemplate() ||
       clang::isa<clang::VarTemplateSpecializationDecl>(V)) {
@@ -308,11 +309,79 @@ std::optional<kir::ScalarType> Sema::checkField(const clang::VarDecl *V,
     return std::nullopt;
   }
   std::optional<kir::ScalarType> T = getScalarType(Elem, Ctx);
-  if (!T)
-    Diags.report(DiagID::err_field_type, Loc)
-        << V->getNameAsString() << Elem.getAsString(Ctx.getPrintingPolicy())
-        << kir::getScalarTypeSpellingList(/*OrLast=*/true);
-  return T;
+  if (T)
+    return T;
+  if (std::optional<std::string> R = getRecord(Elem)) {
+    Record = *R;
+    return kir::ScalarType::U8;
+  }
+  Diags.report(DiagID::err_field_type, Loc)
+      << V->getNameAsString() << Elem.getAsString(Ctx.getPrintingPolicy())
+      << kir::getScalarTypeSpellingList(/*OrLast=*/true);
+  return std::nullopt;
+}
+
+std::optional<std::string> Sema::getRecord(clang::QualType T) {
+  const auto *RD = T->getAsCXXRecordDecl();
+  if (!RD || T.isVolatileQualified() || !addRecord(RD, 0))
+    return std::nullopt;
+  return RD->getQualifiedNameAsString();
+}
+
+bool Sema::addRecord(const clang::CXXRecordDecl *RD, unsigned Depth) {
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  RD = RD->getDefinition();
+  if (!RD || Depth > 64 || RD->isUnion() || RD->isLambda() ||
+      !RD->getIdentifier() || !RD->isTriviallyCopyable() ||
+      isa<clang::ClassTemplateSpecializationDecl>(RD) ||
+      RD->getDescribedClassTemplate() ||
+      !RD->getDeclContext()->getRedeclContext()->isFileContext() ||
+      isQdContext(RD->getDeclContext()) ||
+      SM.isInSystemHeader(RD->getLocation()) || !RD->getLocation().isFileID())
+    return false;
+  if (Records.contains(RD))
+    return true;
+  if (SM.isWrittenInMainFile(RD->getLocation()) &&
+      !Src.getRange(RD->getSourceRange()).isValid())
+    return false;
+  // The structs it holds come first in the generated header.
+  for (const clang::FieldDecl *F : RD->fields()) {
+    clang::QualType FT = Ctx.getBaseElementType(F->getType());
+    if (F->isBitField() || FT->isReferenceType())
+      return false;
+    if (getScalarType(FT, Ctx))
+      continue;
+    const auto *Inner = FT->getAsCXXRecordDecl();
+    if (!Inner || !addRecord(Inner, Depth + 1))
+      return false;
+  }
+  for (const clang::CXXBaseSpecifier &B : RD->bases()) {
+    const auto *Base = B.getType()->getAsCXXRecordDecl();
+    if (!Base || !addRecord(Base, Depth + 1))
+      return false;
+  }
+  Records.insert(RD);
+  return true;
+}
+
+std::vector<kir::Record> Sema::takeRecords() {
+  const clang::SourceManager &SM = Ctx.getSourceManager();
+  std::vector<kir::Record> Out;
+  for (const clang::CXXRecordDecl *RD : Records) {
+    kir::Record R;
+    R.Name = RD->getNameAsString();
+    R.Scope = getScope(RD->getDeclContext());
+    if (SM.isWrittenInMainFile(RD->getLocation())) {
+      R.Definition = Src.getRange(RD->getSourceRange());
+    } else {
+      llvm::SmallString<256> Path(SM.getFilename(RD->getLocation()));
+      llvm::sys::fs::make_absolute(Path);
+      llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
+      R.Header = Path.str().str();
+    }
+    Out.push_back(std::move(R));
+  }
+  return Out;
 }
 
 /// The name of a jump statement, or null.

@@ -34,10 +34,20 @@ public:
 
   /// A QD_KERNEL is a function at namespace scope, not a template.
   bool checkKernelDecl(const clang::FunctionDecl *FD);
-  /// A field has external linkage and a scalar element type Elem; returns
-  /// that type.
+  /// A field has external linkage and an element type Elem that is a
+  /// scalar or a user struct (getRecord); returns the scalar type, or
+  /// U8 with the struct's name in Record.
   std::optional<kir::ScalarType> checkField(const clang::VarDecl *V,
-                                            clang::QualType Elem);
+                                            clang::QualType Elem,
+                                            std::string &Record);
+  /// The qualified name of T when it is a user struct that can be an
+  /// element, a parameter or a return value: trivially copyable, not a
+  /// template, at namespace scope, in the user's files, its members scalars,
+  /// arrays or such structs. Remembers it (and the structs it holds) for
+  /// the generated header.
+  std::optional<std::string> getRecord(clang::QualType T);
+  /// The structs getRecord accepted, dependencies first.
+  std::vector<kir::Record> takeRecords();
   /// A top-level statement S of Kernel, built as Built: a `for` must have
   /// been recognised as a parallel loop, and jumps cannot stand alone.
   void checkTopLevelStmt(const clang::Stmt *S, const kir::Stmt &Built,
@@ -85,10 +95,12 @@ private:
   DiagEngine &Diags;
   bool CheckDeviceCode;
   bool ReportedNesting = false;
+  llvm::SetVector<const clang::CXXRecordDecl *> Records;
   /// The user's functions device code calls whose bodies were checked.
   llvm::SetVector<const clang::FunctionDecl *> CheckedCallees;
 
   void checkDeviceBody(const clang::Stmt *Body);
+  bool addRecord(const clang::CXXRecordDecl *RD, unsigned Depth);
   /// Kernels seen so far, by qualified name.
   llvm::StringMap<const clang::FunctionDecl *> Kernels;
 };

@@ -44,6 +44,11 @@ llvm::StringRef qdc::kir::getScalarTypeSpelling(ScalarType T) {
 
 unsigned qdc::kir::getScalarTypeSize(ScalarType T) { return getInfo(T).Bytes; }
 
+std::string qdc::kir::getElemSpelling(ScalarType Elem,
+                                      const std::string &Record) {
+  return Record.empty() ? getScalarTypeSpelling(Elem).str() : Record;
+}
+
 std::optional<ScalarType> qdc::kir::findScalarType(ScalarKind Kind,
                                                    unsigned Bytes) {
   for (const ScalarTypeInfo &I : ScalarTypes)

@@ -32,18 +32,23 @@ void qdc::kir::printExtent(const Extent &E, llvm::raw_ostream &OS) {
   OS << ')';
 }
 
+/// A scalar's KIR name, or a struct's "struct Name".
+static std::string getElemName(ScalarType Elem, const std::string &Record) {
+  return Record.empty() ? getScalarTypeName(Elem).str() : "struct " + Record;
+}
+
 static void printParam(const Param &P, llvm::raw_ostream &OS) {
   OS << P.Name << ": ";
+  std::string Elem = getElemName(P.Elem, P.ElemRecord);
   switch (P.Kind) {
   case ParamKind::Scalar:
-    OS << getScalarTypeName(P.Elem);
+    OS << Elem;
     return;
   case ParamKind::Ndarray:
-    OS << "ndarray<" << getScalarTypeName(P.Elem) << ", " << P.Dims << '>';
+    OS << "ndarray<" << Elem << ", " << P.Dims << '>';
     return;
   case ParamKind::Pointer:
-    OS << (P.PointeeConst ? "ptr<const " : "ptr<") << getScalarTypeName(P.Elem)
-       << '>';
+    OS << (P.PointeeConst ? "ptr<const " : "ptr<") << Elem << '>';
     return;
   case ParamKind::Unsupported:
     OS << "unsupported '" << P.Spelling << "'";
@@ -120,7 +125,8 @@ static void printTask(const Task &T, llvm::raw_ostream &OS) {
 void qdc::kir::printModule(const Module &M, llvm::raw_ostream &OS) {
   OS << "module '" << M.SourceFile << "'\n";
   for (const Field &F : M.Fields) {
-    OS << "field " << F.getQualifiedName() << ": " << getScalarTypeName(F.Elem);
+    OS << "field " << F.getQualifiedName() << ": "
+       << getElemName(F.Elem, F.ElemRecord);
     for (int64_t D : F.Shape)
       OS << '[' << D << ']';
     printPos(F.Loc, OS);

@@ -214,6 +214,33 @@ int main() {
            [&](size_t k) { return Xs[k] * 2 + (int(k) < Stop ? 1 : 0); });
   }
 
+  {
+    std::vector<Body> In(16);
+    for (int I = 0; I < 16; ++I)
+      In[I] = Body{{float(I), float(-I)}, float((I * 5) % 16), 100 + I};
+    qd::Ndarray<Body, 1> X({16});
+    X.copy_from(In);
+    qd::Ndarray<Span, 1> Window({1});
+    Window.copy_from({Span{4, 8}});
+    Span Best = language::heaviest_span(
+        X, Body{{0.5f, 1.5f}, 2.0f, 0},
+        static_cast<const Span *>(Window.data()));
+    std::vector<Body> Got = language::bodies.to_vector();
+    bool Same = Got.size() == 16;
+    for (int I = 0; Same && I < 16; ++I)
+      Same = Got[I].pos[0] == float(I) + 0.5f &&
+             Got[I].pos[1] == float(-I) + 1.5f &&
+             Got[I].mass == 2.0f * float((I * 5) % 16) && Got[I].id == 100 + I;
+    Ok.that("struct ndarray in, struct parameter, struct field read back",
+            Same);
+    int Want = -1;
+    for (int I = 4; I < 12; ++I)
+      if (Want < 0 || In[I].mass > In[Want].mass)
+        Want = I;
+    Ok.that("struct returned, read through a struct pointer",
+            Best.first == 100 + Want && Best.count == Want);
+  }
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

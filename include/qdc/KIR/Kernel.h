@@ -58,6 +58,9 @@ struct Param {
   std::string Name;
   ParamKind Kind = ParamKind::Scalar;
   ScalarType Elem = ScalarType::I32;
+  /// The qualified name of a user struct that is the element (or the
+  /// parameter) instead of Elem; empty for scalars.
+  std::string ElemRecord;
   unsigned Dims = 0;         ///< rank of an ndarray, 0 for a scalar
   bool PointeeConst = false; ///< `const T *`
   std::string Spelling;      ///< the C++ type as written, for messages
@@ -292,6 +295,23 @@ struct Function {
   std::vector<SourceLoc> StreamParallelBlocks;
 };
 
+/// A user struct that fields, ndarrays, parameters or return values hold:
+/// trivially copyable, at namespace scope. The generated header declares it
+/// for the host: a copy of its definition when the .qd defines it, else an
+/// include of the header that does.
+struct Record {
+  std::string Name;     ///< unqualified
+  std::string Scope;    ///< the enclosing namespaces, as Kernel::Scope
+  TextRange Definition; ///< `struct X { ... }` in the main file
+  std::string Header;   ///< the defining header's path, when not the .qd
+  std::string getQualifiedName() const {
+    return Scope.empty() ? Name : Scope + "::" + Name;
+  }
+};
+
+/// The C++ spelling of an element: the struct's name, else the scalar's.
+std::string getElemSpelling(ScalarType Elem, const std::string &Record);
+
 /// A module-level qd::field<T, Dims...>.
 struct Field {
   std::string Name; ///< as declared, unqualified
@@ -299,6 +319,8 @@ struct Field {
   std::string Scope;
   std::string Symbol; ///< the linker name of the global
   ScalarType Elem = ScalarType::F32;
+  /// The qualified name of a user struct element instead of Elem.
+  std::string ElemRecord;
   llvm::SmallVector<int64_t, 3> Shape;
   SourceLoc Loc;
   /// The declaration (all declarators); storage qualifiers go before it.
@@ -317,6 +339,8 @@ struct Module {
   std::vector<Field> Fields;
   std::vector<Function> Functions;
   std::vector<Kernel> Kernels;
+  /// The user structs used as elements, dependencies first.
+  std::vector<Record> Records;
   /// Where the declarations of the user's functions that device code calls
   /// without QD_FUNC start in Source: GPU code makes them host and device.
   std::vector<unsigned> ImplicitDeviceFunctions;
