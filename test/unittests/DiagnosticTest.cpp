@@ -83,8 +83,9 @@ TEST(DiagnosticTest, MessageUsesArguments) {
                                                                << "int";
   ASSERT_EQ(Sink.Diags.size(), 1u);
   EXPECT_EQ(Sink.Diags[0].getMessage(),
-            "kernel 'k' cannot return 'int'; kernels return 'void' or a "
-            "scalar type");
+            "kernel 'k' cannot return 'int'; kernels return 'void', a "
+            "scalar type or a trivially copyable struct declared at namespace "
+            "scope");
 }
 
 } // namespace
