@@ -14,6 +14,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$nvcc" -O3 -std=c++17 -arch=native -o "$work/baseline" "$root/test/bench/baseline.cu" -lcuda
+"$nvcc" -O3 -std=c++17 -arch=native -o "$work/reduce_baseline" "$root/test/bench/reduce_baseline.cu"
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
 # qdc and the baseline take turns, three rounds, so that drifts of the
@@ -25,6 +26,10 @@ for r in $(seq 1 "$rounds"); do
   steps=$(awk '$1 == "steps" {print $2}' "$work/qdc.1.txt")
   echo "== round $r: hand-written CUDA (nvcc -O3)"
   "$work/baseline" "$build/bin/bench.ptx" "$steps" | tee "$work/cuda.$r.txt"
+  echo "== round $r: reductions, qdc"
+  QD_ARCH=cuda "$build/bin/bench-reduce" | tee -a "$work/qdc.$r.txt"
+  echo "== round $r: reductions, CUB and atomicAdd (nvcc -O3)"
+  "$work/reduce_baseline" | tee -a "$work/cuda.$r.txt"
 done
 
 python3 - "$work" "$rounds" <<'PY'
@@ -61,6 +66,14 @@ if "call_fork4_interleaved_us" in q:
     l, r = q["call_fork4_interleaved_us"], q["call_fork4_hand_interleaved_us"]
     print(f"| call: 4-group launcher vs hand-written fork/join in one process, turns | {l[0]:.2f} ({l[1]:.2f}..{l[2]:.2f}) | "
           f"{r[0]:.2f} ({r[1]:.2f}..{r[2]:.2f}) | {l[0]/r[0]:.3f} | <= 1.10 |")
+elements = 1 << 26
+for key, name in (("reduce_sum_ms", "return-style sum"), ("reduce_min_ms", "return-style min"),
+                  ("reduce_max_ms", "return-style max")):
+    qg, cg = elements * 4 / q[key][0] / 1e6, elements * 4 / c[key][0] / 1e6
+    print(f"| {name} of 2^26 floats, GB/s (CUB with its copy back) | {qg:.0f} ({q[key][0]:.3f} ms) | "
+          f"{cg:.0f} ({c[key][0]:.3f} ms) | {qg/cg:.3f} | >= 0.90 |")
+a = elements * 4 / c["reduce_atomic_sum_ms"][0] / 1e6
+print(f"| sum by one atomicAdd per element (nvcc), GB/s | | {a:.0f} ({c['reduce_atomic_sum_ms'][0]:.3f} ms) | | |")
 copy = c["copy_gbs"][0]
 for key, name in (("saxpy_gbs", "saxpy GB/s"), ("stencil_gbs", "2-D stencil GB/s")):
     print(f"| {name} (D2D copy {copy:.0f}) | {q[key][0]:.0f} ({q[key][0]/copy:.2f} of copy) | "

@@ -257,11 +257,12 @@ private:
       if (!T.hasHostTripFunctions())
         OS << "  " << names::Count << " = " << getTripCount(Local) << ";\n";
     }
-    OS << T.getIndexLoop();
+    OS << (Reductions.empty() ? T.getIndexLoop() : T.getReductionIndexLoop());
     emitIndexVars(Local, OS);
     for (size_t I = 0; I < Reductions.size(); ++I)
-      OS << "    [[maybe_unused]] " << Reductions[I].Var->Type << " &"
-         << Reductions[I].Var->Name << " = " << names::accumulator(I) << ";\n";
+      OS << "    [[maybe_unused]] qd::detail::accumulator_ref<"
+         << Reductions[I].Var->Type << "> " << Reductions[I].Var->Name << "{"
+         << names::accumulator(I) << "};\n";
     if (Loop && Loop->LoopBody.isValid())
       OS << Src.snippet(Loop->LoopBody);
     OS << "  }\n";

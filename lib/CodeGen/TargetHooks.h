@@ -45,6 +45,11 @@ public:
   virtual llvm::StringRef getSerialGuard() const = 0;
   /// The loop over this thread's linear indices `qd_k_`, up to its brace.
   virtual llvm::StringRef getIndexLoop() const = 0;
+  /// The same for a loop that reduces into kernel scalars: it only reads
+  /// memory besides, so a GPU unrolls it to keep more loads in flight.
+  virtual llvm::StringRef getReductionIndexLoop() const {
+    return getIndexLoop();
+  }
   /// Whether a task that evaluates its range when it starts also gets a
   /// function computing its trip count, which the runtime calls first
   /// (the CPU's thread pool splits the count; a GPU task covers it with a

@@ -237,6 +237,41 @@ template <typename T> QD_DEVICE_FN T atomic_max(T &dst, T value) {
 }
 
 namespace detail {
+/// What a kernel scalar's name means inside a loop that reduces it: the
+/// thread's private accumulator, which only reductions update (a read of
+/// the scalar there is an error at compile time). Its atomics are plain
+/// updates, with nothing to check at run time.
+template <typename T> struct accumulator_ref {
+  T &v;
+  QD_DEVICE_FN void operator+=(T x) { v += x; }
+  QD_DEVICE_FN void operator-=(T x) { v -= x; }
+  QD_DEVICE_FN void operator*=(T x) { v *= x; }
+  QD_DEVICE_FN void operator|=(T x) { v |= x; }
+  QD_DEVICE_FN void operator&=(T x) { v &= x; }
+  QD_DEVICE_FN void operator^=(T x) { v ^= x; }
+};
+} // namespace detail
+
+template <typename T>
+QD_DEVICE_FN T atomic_add(detail::accumulator_ref<T> dst, T value) {
+  T old = dst.v;
+  dst.v = old + value;
+  return old;
+}
+template <typename T>
+QD_DEVICE_FN T atomic_min(detail::accumulator_ref<T> dst, T value) {
+  T old = dst.v;
+  dst.v = value < old ? value : old;
+  return old;
+}
+template <typename T>
+QD_DEVICE_FN T atomic_max(detail::accumulator_ref<T> dst, T value) {
+  T old = dst.v;
+  dst.v = old < value ? value : old;
+  return old;
+}
+
+namespace detail {
 
 /// The number of iterations of [begin, end): 0 when end <= begin.
 template <typename B, typename E> QD_DEVICE_FN uint64_t trip(B begin, E end) {
