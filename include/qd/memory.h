@@ -75,8 +75,9 @@ struct NdarrayAccess {
 /// allocated it: after qd::reset() its memory is gone, so copying to or
 /// from it or passing it to a kernel is a qd::Error (also after a new
 /// qd::init()); destroying it or assigning to it is safe.
+/// A rank-0 array (`qd::Ndarray<float, 0> t({})`) holds one value.
 template <typename T, int Dims> class Ndarray {
-  static_assert(Dims >= 1, "an Ndarray has at least one dimension");
+  static_assert(Dims >= 0, "an Ndarray's rank is not negative");
 
 public:
   using value_type = T;
@@ -108,8 +109,12 @@ public:
     return shape_[static_cast<size_t>(d)];
   }
   const std::array<int64_t, Dims> &shape() const { return shape_; }
-  /// The number of elements (checked not to overflow at construction).
+  /// The number of elements (checked not to overflow at construction); 0
+  /// for an array without memory (default-constructed or moved-from, of
+  /// any rank).
   size_t size() const {
+    if (!data_)
+      return 0;
     size_t n = 1;
     for (int64_t s : shape_)
       n *= static_cast<size_t>(s);

@@ -136,8 +136,9 @@ template <typename T, int64_t... Dims> struct field {
 };
 
 /// A run-time-shaped array passed to a kernel: `qd::ndarray<float, 2> x`.
+/// `qd::ndarray<float, 0> t` has rank 0: one value, `t()`.
 template <typename T, int Dims> struct ndarray {
-  static_assert(Dims >= 1, "an ndarray has at least one dimension");
+  static_assert(Dims >= 0, "an ndarray's rank is not negative");
   using value_type = T;
   static constexpr int rank = Dims;
   int64_t shape(int d) const noexcept;

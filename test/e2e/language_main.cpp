@@ -241,6 +241,32 @@ int main() {
             Best.first == 100 + Want && Best.count == Want);
   }
 
+  {
+    language::red_fill();
+    // Every value is an integer below 2^12: the float sum is exact.
+    Ok.that("reduce_tmp with +=", language::reduce_tmp_add() ==
+                                      float(4095.0 * 4096.0 / 2.0));
+    Ok.that("reduce_tmp with atomic_min", language::reduce_tmp_min() == 0.0f);
+    Ok.that("reduce_tmp with atomic_max",
+            language::reduce_tmp_max() == 4095.0f);
+    qd::Ndarray<float, 2> W({33, 17});
+    qd::Ndarray<float, 0> Total({});
+    language::gaussian(W, 4.0f, Total);
+    double Sum = 0;
+    std::vector<double> Ref(33 * 17);
+    for (int I = 0; I < 33; ++I)
+      for (int J = 0; J < 17; ++J) {
+        double X = I - 16, Y = J - 8;
+        Ref[I * 17 + J] = std::exp(-(X * X + Y * Y) / (2 * 4.0 * 4.0));
+        Sum += Ref[I * 17 + J];
+      }
+    Ok.that("rank-0 ndarray holds the Gaussian's sum",
+            Total.size() == 1 &&
+                std::fabs(Total.to_vector()[0] - Sum) <= 1e-4 * Sum);
+    Ok.all("Gaussian kernel normalized by its sum", W.to_vector(),
+           [&](size_t K) { return Ref[K] / Sum; }, 1e-5);
+  }
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

@@ -144,6 +144,21 @@ TEST_F(CpuRuntimeTest, NdarrayCopiesAndShape) {
   EXPECT_TRUE(Empty.to_vector().empty());
 }
 
+// Rank 0: one value; without memory (default, moved-from) no value.
+TEST_F(CpuRuntimeTest, RankZeroNdarrayHoldsOneValue) {
+  Ndarray<int, 0> T({});
+  EXPECT_EQ(T.size(), 1u);
+  T.copy_from({42});
+  EXPECT_EQ(T.to_vector(), std::vector<int>{42});
+  Ndarray<int, 0> Moved = std::move(T);
+  EXPECT_EQ(Moved.to_vector(), std::vector<int>{42});
+  EXPECT_EQ(T.size(), 0u);
+  EXPECT_TRUE(T.to_vector().empty());
+  Ndarray<int, 0> None;
+  EXPECT_EQ(None.size(), 0u);
+  EXPECT_THROW(None.copy_from({1}), qd::Error);
+}
+
 TEST_F(CpuRuntimeTest, KernelResultsElementByElement) {
   constexpr int N = 1 << 20;
   TestModule TM("saxpy");

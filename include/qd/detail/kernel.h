@@ -52,14 +52,14 @@ template <typename T, int64_t... Dims> struct field {
 /// fills it from a host qd::Ndarray.
 template <typename T, int Dims> struct ndarray {
   T *ptr;
-  int64_t extent[Dims];
+  int64_t extent[Dims > 0 ? Dims : 1]; // rank 0: one value, no extent
 
   QD_DEVICE_FN int64_t shape(int d) const { return extent[d]; }
   QD_DEVICE_FN T &operator[](int64_t i) const { return ptr[i]; }
   template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) const {
     static_assert(sizeof...(Is) == Dims,
                   "an ndarray is indexed with one index per dimension");
-    const int64_t idx[] = {int64_t(is)...};
+    const int64_t idx[] = {int64_t(is)..., 0};
     int64_t flat = 0;
     for (int d = 0; d < Dims; ++d)
       flat = flat * extent[d] + idx[d];
