@@ -116,6 +116,10 @@ void Sema::checkDeviceNode(const clang::Stmt *S) {
     Diags.report(DiagID::err_device_throw, Src.getLoc(S->getBeginLoc()));
     return;
   }
+  if (const auto *Ref = clang::dyn_cast<clang::DeclRefExpr>(S)) {
+    checkDeviceVariable(Ref);
+    return;
+  }
   // Only calls and constructions go further: a node's begin location
   // walks down to its leftmost leaf, which is quadratic on a long chain
   // like `1 + 1 + ...` if asked of every node.
@@ -186,6 +190,23 @@ std::vector<unsigned> Sema::getImplicitDeviceFunctionStarts() const {
   llvm::sort(Starts);
   Starts.erase(std::unique(Starts.begin(), Starts.end()), Starts.end());
   return Starts;
+}
+
+/// A variable with static storage that device code names must exist on the
+/// device: a field, a constant (constexpr, or const with a constant
+/// initializer, which Clang's CUDA mode copies to the device) or the C++
+/// library's own.
+void Sema::checkDeviceVariable(const clang::DeclRefExpr *Ref) {
+  const auto *V = clang::dyn_cast<clang::VarDecl>(Ref->getDecl());
+  if (!V || !V->hasGlobalStorage() || V->isConstexpr() ||
+      getQdSpecialization(V->getType(), "field") ||
+      Ctx.getSourceManager().isInSystemHeader(V->getLocation()))
+    return;
+  if (V->getType().isConstQualified() && V->hasInit() &&
+      V->hasConstantInitialization())
+    return;
+  Diags.report(DiagID::err_device_host_variable, Src.getLoc(Ref->getLocation()))
+      << V->getNameAsString();
 }
 
 /// Every node of a function that device code calls, iteratively (a long

@@ -100,6 +100,7 @@ private:
   llvm::SetVector<const clang::FunctionDecl *> CheckedCallees;
 
   void checkDeviceBody(const clang::Stmt *Body);
+  void checkDeviceVariable(const clang::DeclRefExpr *Ref);
   bool addRecord(const clang::CXXRecordDecl *RD, unsigned Depth);
   /// Kernels seen so far, by qualified name.
   llvm::StringMap<const clang::FunctionDecl *> Kernels;
