@@ -15,6 +15,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+
+#include "qd/detail/math_list.h"
 
 #if defined(__clang__)
 #define QD_ANNOTATE_(what) __attribute__((annotate(what)))
@@ -146,29 +149,60 @@ template <typename T, int Dims> struct ndarray {
   template <typename... Is> T &operator()(Is... indices) const noexcept;
 };
 
-// Device math.
-float sqrt(float x) noexcept;
-double sqrt(double x) noexcept;
-float sin(float x) noexcept;
-double sin(double x) noexcept;
-float cos(float x) noexcept;
-double cos(double x) noexcept;
-float exp(float x) noexcept;
-double exp(double x) noexcept;
-float log(float x) noexcept;
-double log(double x) noexcept;
-float pow(float x, float y) noexcept;
-double pow(double x, double y) noexcept;
-float floor(float x) noexcept;
-double floor(double x) noexcept;
+// Device math (DESIGN section 1.2): float and double, integers promoted to
+// float.
+#define QD_MATH_DECLARE_1_(name)                                               \
+  float name(float x) noexcept;                                                \
+  double name(double x) noexcept;                                              \
+  template <typename T>                                                        \
+    requires std::is_integral_v<T>                                             \
+  float name(T x) noexcept;
+#define QD_MATH_DECLARE_2_(name)                                               \
+  float name(float x, float y) noexcept;                                       \
+  double name(double x, double y) noexcept;                                    \
+  template <typename T, typename U>                                            \
+    requires(std::is_integral_v<T> && std::is_integral_v<U>)                   \
+  float name(T x, U y) noexcept;
+QD_MATH_LIBRARY_1_(QD_MATH_DECLARE_1_)
+QD_MATH_LIBRARY_2_(QD_MATH_DECLARE_2_)
+QD_MATH_DECLARE_1_(rsqrt)
+QD_MATH_DECLARE_1_(sqrt)
+QD_MATH_DECLARE_1_(floor)
+QD_MATH_DECLARE_1_(ceil)
+QD_MATH_DECLARE_1_(trunc)
+#undef QD_MATH_DECLARE_1_
+#undef QD_MATH_DECLARE_2_
+float fma(float a, float b, float c) noexcept;
+double fma(double a, double b, double c) noexcept;
 template <typename T> T abs(T x) noexcept;
 template <typename T> T min(T a, T b) noexcept;
 template <typename T> T max(T a, T b) noexcept;
+template <typename T> T clamp(T x, T lo, T hi) noexcept;
+/// -1, 0 or 1.
+template <typename T> T sign(T x) noexcept;
+template <typename T> bool isnan(T x) noexcept;
+template <typename T> bool isinf(T x) noexcept;
+template <typename T> bool isfinite(T x) noexcept;
+inline constexpr double pi = 3.14159265358979323846;
+inline constexpr double e = 2.71828182845904523536;
 
-// Device atomics: return the value before the update.
+// Device atomics on field and ndarray elements and kernel scalars: return
+// the value before the update. add, sub, mul, min, max: 32- and 64-bit
+// integers, float, double; and, or, xor: integers.
 template <typename T> T atomic_add(T &dst, T value) noexcept;
+template <typename T> T atomic_sub(T &dst, T value) noexcept;
+template <typename T> T atomic_mul(T &dst, T value) noexcept;
 template <typename T> T atomic_min(T &dst, T value) noexcept;
 template <typename T> T atomic_max(T &dst, T value) noexcept;
+template <typename T> T atomic_and(T &dst, T value) noexcept;
+template <typename T> T atomic_or(T &dst, T value) noexcept;
+template <typename T> T atomic_xor(T &dst, T value) noexcept;
+/// Stores value; returns the value before.
+template <typename T> T atomic_exchange(T &dst, T value) noexcept;
+/// Stores desired if dst holds expected; returns the value before (as
+/// CUDA's atomicCAS).
+template <typename T>
+T atomic_compare_exchange(T &dst, T expected, T desired) noexcept;
 
 } // namespace qd
 

@@ -541,20 +541,22 @@ private:
     return false;
   }
 
-  /// `qd::atomic_add/min/max(s, e);` as a statement, s a local: a
-  /// reduction of s when the loop is parallel.
+  /// `qd::atomic_<op>(s, e);` as a statement (add, sub, mul, min, max, and,
+  /// or, xor), s a local: a reduction of s when the loop is parallel.
   void noteStatementAtomic(const clang::Stmt *S, const clang::Stmt *Parent) {
     const auto *Call = dyn_cast<clang::CallExpr>(S);
     if (!Call || Call->getNumArgs() != 2 || !isStatementOf(S, Parent))
       return;
     const clang::FunctionDecl *Callee = Call->getDirectCallee();
+    static const std::pair<const char *, kir::ReduceOp> Reducing[] = {
+        {"atomic_add", kir::ReduceOp::Add}, {"atomic_sub", kir::ReduceOp::Add},
+        {"atomic_mul", kir::ReduceOp::Mul}, {"atomic_min", kir::ReduceOp::Min},
+        {"atomic_max", kir::ReduceOp::Max}, {"atomic_and", kir::ReduceOp::And},
+        {"atomic_or", kir::ReduceOp::Or},   {"atomic_xor", kir::ReduceOp::Xor}};
     std::optional<kir::ReduceOp> Op;
-    if (isQdFunction(Callee, "atomic_add"))
-      Op = kir::ReduceOp::Add;
-    else if (isQdFunction(Callee, "atomic_min"))
-      Op = kir::ReduceOp::Min;
-    else if (isQdFunction(Callee, "atomic_max"))
-      Op = kir::ReduceOp::Max;
+    for (auto [Name, R] : Reducing)
+      if (isQdFunction(Callee, Name))
+        Op = R;
     const auto *Ref =
         dyn_cast<clang::DeclRefExpr>(Call->getArg(0)->IgnoreParens());
     if (Op && Ref)

@@ -267,6 +267,99 @@ int main() {
            [&](size_t K) { return Ref[K] / Sum; }, 1e-5);
   }
 
+  {
+    // The same functions on the host, in double (each reference is
+    // rounded once; float results are compared with float's precision).
+    auto Ref = [](int F, double X) -> double {
+      double Y = X * 0.5 + 0.25;
+      switch (F) {
+      case 0: return std::sqrt(X);
+      case 1: return 1 / std::sqrt(X);
+      case 2: return std::cbrt(X);
+      case 3: return std::exp(X);
+      case 4: return std::exp2(X);
+      case 5: return std::expm1(X);
+      case 6: return std::log(X);
+      case 7: return std::log2(X);
+      case 8: return std::log10(X);
+      case 9: return std::log1p(X);
+      case 10: return std::pow(X, Y);
+      case 11: return std::sin(X) + std::cos(X) * 3;
+      case 12: return std::tan(X);
+      case 13: return std::asin(X) + std::acos(X) * 3;
+      case 14: return std::atan(X) + std::atan2(X, Y) * 3;
+      case 15: return std::sinh(X) + std::cosh(X) * 3;
+      case 16: return std::tanh(X);
+      case 17: return std::floor(X * 10) + std::ceil(X * 10) * 100;
+      case 18: return std::round(X * 10 - 0.5) + std::trunc(-X * 10) * 100;
+      case 19: return std::fmod(X * 10, Y);
+      case 20: return std::hypot(X, Y);
+      case 21: return std::erf(X);
+      case 22: return std::fma(X, Y, 1.0);
+      case 23: return X + (X > 0.5 ? 1 : X < 0.5 ? -1 : 0) * 10 +
+                      std::clamp(X, 0.25, 0.75) * 100;
+      case 24: return std::min(X, Y) + std::max(X, Y) * 3 + M_PI + M_E;
+      default: return 0 + 1 * 2 + 4 + 2 * 8;
+      }
+    };
+    constexpr int Fns = 26, Count = 101;
+    std::vector<float> XF(Count);
+    std::vector<double> XD(Count);
+    for (int I = 0; I < Count; ++I) {
+      // (0, 1), away from the steps of floor, ceil, round and trunc.
+      XD[I] = 0.013 + 0.97 * I / Count;
+      XF[I] = float(XD[I]);
+    }
+    qd::Ndarray<float, 1> InF({Count});
+    qd::Ndarray<double, 1> InD({Count});
+    qd::Ndarray<float, 2> OutF({Fns, Count});
+    qd::Ndarray<double, 2> OutD({Fns, Count});
+    InF.copy_from(XF);
+    InD.copy_from(XD);
+    language::math_all(InF, InD, OutF, OutD);
+    std::vector<float> GotF = OutF.to_vector();
+    std::vector<double> GotD = OutD.to_vector();
+    for (int F = 0; F < Fns; ++F) {
+      std::vector<float> RowF(GotF.begin() + F * Count,
+                              GotF.begin() + (F + 1) * Count);
+      std::vector<double> RowD(GotD.begin() + F * Count,
+                               GotD.begin() + (F + 1) * Count);
+      std::string What = "math function " + std::to_string(F);
+      Ok.all((What + ", float").c_str(), RowF,
+             [&](size_t I) { return Ref(F, double(XF[I])); }, 4e-6);
+      Ok.all((What + ", double").c_str(), RowD,
+             [&](size_t I) { return Ref(F, XD[I]); }, 1e-13);
+    }
+  }
+
+  {
+    language::at_i.copy_from({0, 0, 1, 1 << 30, -1, -1, 0, 0, -1});
+    language::at_f.copy_from({0.0f, 1.0f});
+    qd::Ndarray<int, 1> Olds({1000});
+    int Scalars = language::atomics_all(Olds);
+    std::vector<int> I = language::at_i.to_vector();
+    std::vector<float> F = language::at_f.to_vector();
+    Ok.that("atomic add, sub, mul, min, max, and, or, xor on a field",
+            I[0] == 1000 && I[1] == -2000 && I[2] == 1024 && I[3] == 0 &&
+                I[4] == 999 && I[5] == int(0xFFF00000u) && I[6] == 0xFFFFF &&
+                I[7] == 6);
+    // Each value went in once and came out once.
+    std::vector<int> Seen = Olds.to_vector();
+    Seen.push_back(I[8]);
+    std::sort(Seen.begin(), Seen.end());
+    bool Perm = Seen.size() == 1001;
+    for (int K = 0; Perm && K < 1001; ++K)
+      Perm = Seen[K] == K - 1;
+    Ok.that("atomic_exchange returns each value once", Perm);
+    Ok.that("atomic sub and mul on float", F[0] == -500.0f && F[1] == 8.0f);
+    Ok.that("atomic_or and atomic_sub reduce kernel scalars",
+            Scalars == 1023 + 999 * 1000 / 2 * 1024);
+    language::cas_counter.fill(0);
+    language::cas_increment();
+    Ok.that("atomic_compare_exchange loop counts every iteration",
+            language::cas_counter.to_vector()[0] == 1000);
+  }
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

@@ -21,6 +21,8 @@
 #define QD_STREAM_PARALLEL
 #define QD_FUNC QD_DEVICE_FN
 
+#include "qd/detail/math_list.h"
+
 namespace qd {
 
 /// A module-level field: the storage itself. On GPUs the generated code
@@ -166,33 +168,121 @@ ndrange(ndrange_extent a, ndrange_extent b, ndrange_extent c,
   return make_ndrange_(a, b, c, d);
 }
 
+// Math (DESIGN section 1.2): float and double; an integer argument is
+// promoted to float, as in Quadrants.
 template <typename T> QD_DEVICE_FN T abs(T x) { return x < T(0) ? -x : x; }
 template <typename T> QD_DEVICE_FN T min(T a, T b) { return b < a ? b : a; }
 template <typename T> QD_DEVICE_FN T max(T a, T b) { return a < b ? b : a; }
+template <typename T> QD_DEVICE_FN T clamp(T x, T lo, T hi) {
+  return x < lo ? lo : (hi < x ? hi : x);
+}
+/// -1, 0 or 1.
+template <typename T> QD_DEVICE_FN T sign(T x) {
+  return T((T(0) < x) - (x < T(0)));
+}
+template <typename T> QD_DEVICE_FN bool isnan(T x) { return __builtin_isnan(x); }
+template <typename T> QD_DEVICE_FN bool isinf(T x) { return __builtin_isinf(x); }
+template <typename T> QD_DEVICE_FN bool isfinite(T x) {
+  return __builtin_isfinite(x);
+}
+inline constexpr double pi = 3.14159265358979323846;
+inline constexpr double e = 2.71828182845904523536;
 
+// What every target's compiler does without a library.
 QD_DEVICE_FN inline float sqrt(float x) { return __builtin_sqrtf(x); }
 QD_DEVICE_FN inline double sqrt(double x) { return __builtin_sqrt(x); }
 QD_DEVICE_FN inline float floor(float x) { return __builtin_floorf(x); }
 QD_DEVICE_FN inline double floor(double x) { return __builtin_floor(x); }
+QD_DEVICE_FN inline float ceil(float x) { return __builtin_ceilf(x); }
+QD_DEVICE_FN inline double ceil(double x) { return __builtin_ceil(x); }
+QD_DEVICE_FN inline float trunc(float x) { return __builtin_truncf(x); }
+QD_DEVICE_FN inline double trunc(double x) { return __builtin_trunc(x); }
+QD_DEVICE_FN inline float fma(float a, float b, float c) {
+  return __builtin_fmaf(a, b, c);
+}
+QD_DEVICE_FN inline double fma(double a, double b, double c) {
+  return __builtin_fma(a, b, c);
+}
 
-#define QD_UNARY_MATH_(name)                                                   \
+#define QD_MATH_DEFINE_1_(name)                                                \
   QD_DEVICE_FN inline float name(float x) QD_MATH_ATTR_(name) {                \
     return QD_MATH_F32_(name)(x);                                              \
   }                                                                            \
   QD_DEVICE_FN inline double name(double x) QD_MATH_ATTR_(name) {              \
     return QD_MATH_F64_(name)(x);                                              \
   }
-QD_UNARY_MATH_(sin)
-QD_UNARY_MATH_(cos)
-QD_UNARY_MATH_(exp)
-QD_UNARY_MATH_(log)
-#undef QD_UNARY_MATH_
-QD_DEVICE_FN inline float pow(float x, float y) QD_MATH_ATTR_(pow) {
-  return QD_MATH_F32_(pow)(x, y);
-}
-QD_DEVICE_FN inline double pow(double x, double y) QD_MATH_ATTR_(pow) {
-  return QD_MATH_F64_(pow)(x, y);
-}
+#define QD_MATH_DEFINE_2_(name)                                                \
+  QD_DEVICE_FN inline float name(float x, float y) QD_MATH_ATTR_(name) {       \
+    return QD_MATH_F32_(name)(x, y);                                           \
+  }                                                                            \
+  QD_DEVICE_FN inline double name(double x, double y) QD_MATH_ATTR_(name) {    \
+    return QD_MATH_F64_(name)(x, y);                                           \
+  }
+QD_MATH_LIBRARY_1_(QD_MATH_DEFINE_1_)
+QD_MATH_LIBRARY_2_(QD_MATH_DEFINE_2_)
+#ifdef QD_MATH_HAS_RSQRT_
+QD_MATH_DEFINE_1_(rsqrt)
+#else
+QD_DEVICE_FN inline float rsqrt(float x) { return 1.0f / sqrt(x); }
+QD_DEVICE_FN inline double rsqrt(double x) { return 1.0 / sqrt(x); }
+#endif
+#undef QD_MATH_DEFINE_1_
+#undef QD_MATH_DEFINE_2_
+
+// Integer arguments: as float.
+namespace detail {
+template <typename T> struct is_integer_ {
+  static constexpr bool value = false;
+};
+#define QD_INTEGER_(T)                                                         \
+  template <> struct is_integer_<T> {                                          \
+    static constexpr bool value = true;                                        \
+  };
+QD_INTEGER_(signed char)
+QD_INTEGER_(short)
+QD_INTEGER_(int)
+QD_INTEGER_(long)
+QD_INTEGER_(long long)
+QD_INTEGER_(unsigned char)
+QD_INTEGER_(unsigned short)
+QD_INTEGER_(unsigned)
+QD_INTEGER_(unsigned long)
+QD_INTEGER_(unsigned long long)
+#undef QD_INTEGER_
+template <bool B> struct if_integers_ {};
+template <> struct if_integers_<true> {
+  using type = float;
+};
+/// float, spelled so that a call with it waits for the template's
+/// instantiation (a missing math library is reported only at a use).
+template <typename T> struct as_float_ {
+  using type = float;
+};
+} // namespace detail
+#define QD_MATH_PROMOTE_1_(name)                                               \
+  template <typename T>                                                        \
+  QD_DEVICE_FN                                                                 \
+      typename detail::if_integers_<detail::is_integer_<T>::value>::type       \
+      name(T x) {                                                              \
+    return name(typename detail::as_float_<T>::type(x));                       \
+  }
+#define QD_MATH_PROMOTE_2_(name)                                               \
+  template <typename T, typename U>                                            \
+  QD_DEVICE_FN typename detail::if_integers_<                                  \
+      detail::is_integer_<T>::value && detail::is_integer_<U>::value>::type    \
+  name(T x, U y) {                                                             \
+    return name(typename detail::as_float_<T>::type(x),                        \
+                typename detail::as_float_<U>::type(y));                       \
+  }
+QD_MATH_LIBRARY_1_(QD_MATH_PROMOTE_1_)
+QD_MATH_LIBRARY_2_(QD_MATH_PROMOTE_2_)
+QD_MATH_PROMOTE_1_(rsqrt)
+QD_MATH_PROMOTE_1_(sqrt)
+QD_MATH_PROMOTE_1_(floor)
+QD_MATH_PROMOTE_1_(ceil)
+QD_MATH_PROMOTE_1_(trunc)
+#undef QD_MATH_PROMOTE_1_
+#undef QD_MATH_PROMOTE_2_
 
 // Atomics: relaxed read-modify-write, returning the old value. Floating
 // point addition uses the target's own instruction (detail::atomic_fadd);
@@ -237,6 +327,71 @@ template <typename T> QD_DEVICE_FN T atomic_max(T &dst, T value) {
 }
 
 namespace detail {
+/// `dst = f(dst)` atomically by compare-and-swap; returns the old value.
+template <typename T, typename F> QD_DEVICE_FN T atomic_rmw_(T &dst, F f) {
+  if (is_thread_private(&dst)) {
+    T old = dst;
+    dst = f(old);
+    return old;
+  }
+  T old;
+  __atomic_load(&dst, &old, __ATOMIC_RELAXED);
+  T next = f(old);
+  while (!__atomic_compare_exchange(&dst, &old, &next, /*weak=*/true,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    next = f(old);
+  return old;
+}
+/// Whether a and b have the same bits, as a compare-and-swap compares.
+template <typename T> QD_DEVICE_FN bool same_bits_(T a, T b) {
+  if constexpr (sizeof(T) == 4)
+    return __builtin_bit_cast(uint32_t, a) == __builtin_bit_cast(uint32_t, b);
+  else if constexpr (sizeof(T) == 8)
+    return __builtin_bit_cast(uint64_t, a) == __builtin_bit_cast(uint64_t, b);
+  else
+    return a == b;
+}
+} // namespace detail
+
+template <typename T> QD_DEVICE_FN T atomic_sub(T &dst, T value) {
+  if constexpr (__is_floating_point(T))
+    return atomic_add(dst, T(-value));
+  else if (detail::is_thread_private(&dst))
+    return detail::atomic_rmw_(dst, [value](T a) { return T(a - value); });
+  else
+    return __atomic_fetch_sub(&dst, value, __ATOMIC_RELAXED);
+}
+template <typename T> QD_DEVICE_FN T atomic_mul(T &dst, T value) {
+  return detail::atomic_rmw_(dst, [value](T a) { return T(a * value); });
+}
+#define QD_ATOMIC_BITS_(name, op, builtin)                                     \
+  template <typename T> QD_DEVICE_FN T name(T &dst, T value) {                 \
+    static_assert(!__is_floating_point(T), #name " takes integers");          \
+    if (detail::is_thread_private(&dst))                                       \
+      return detail::atomic_rmw_(dst, [value](T a) { return T(a op value); });  \
+    return builtin(&dst, value, __ATOMIC_RELAXED);                             \
+  }
+QD_ATOMIC_BITS_(atomic_and, &, __atomic_fetch_and)
+QD_ATOMIC_BITS_(atomic_or, |, __atomic_fetch_or)
+QD_ATOMIC_BITS_(atomic_xor, ^, __atomic_fetch_xor)
+#undef QD_ATOMIC_BITS_
+template <typename T> QD_DEVICE_FN T atomic_exchange(T &dst, T value) {
+  return detail::atomic_rmw_(dst, [value](T) { return value; });
+}
+template <typename T>
+QD_DEVICE_FN T atomic_compare_exchange(T &dst, T expected, T desired) {
+  if (detail::is_thread_private(&dst)) {
+    T old = dst;
+    if (detail::same_bits_(old, expected))
+      dst = desired;
+    return old;
+  }
+  __atomic_compare_exchange(&dst, &expected, &desired, /*weak=*/false,
+                            __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return expected;
+}
+
+namespace detail {
 /// What a kernel scalar's name means inside a loop that reduces it: the
 /// thread's private accumulator, which only reductions update (a read of
 /// the scalar there is an error at compile time). Its atomics are plain
@@ -270,6 +425,19 @@ QD_DEVICE_FN T atomic_max(detail::accumulator_ref<T> dst, T value) {
   dst.v = old < value ? value : old;
   return old;
 }
+#define QD_ACCUMULATE_(name, op)                                               \
+  template <typename T>                                                        \
+  QD_DEVICE_FN T name(detail::accumulator_ref<T> dst, T value) {               \
+    T old = dst.v;                                                             \
+    dst.v op value;                                                            \
+    return old;                                                                \
+  }
+QD_ACCUMULATE_(atomic_sub, -=)
+QD_ACCUMULATE_(atomic_mul, *=)
+QD_ACCUMULATE_(atomic_and, &=)
+QD_ACCUMULATE_(atomic_or, |=)
+QD_ACCUMULATE_(atomic_xor, ^=)
+#undef QD_ACCUMULATE_
 
 namespace detail {
 

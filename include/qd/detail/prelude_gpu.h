@@ -37,19 +37,22 @@ __device__ void free(void *) __attribute__((nothrow));
 __device__ int printf(const char *, ...);
 }
 
+#include "qd/detail/math_list.h"
 #ifndef QD_GPU_MATH_MISSING_
+#define QD_GPU_MATH_DECLARE_1_(name)                                           \
+  __device__ float QD_GPU_MATH_F32_(name)(float);                              \
+  __device__ double QD_GPU_MATH_F64_(name)(double);
+#define QD_GPU_MATH_DECLARE_2_(name)                                           \
+  __device__ float QD_GPU_MATH_F32_(name)(float, float);                       \
+  __device__ double QD_GPU_MATH_F64_(name)(double, double);
 extern "C" {
-__device__ float QD_GPU_MATH_F32_(sin)(float);
-__device__ double QD_GPU_MATH_F64_(sin)(double);
-__device__ float QD_GPU_MATH_F32_(cos)(float);
-__device__ double QD_GPU_MATH_F64_(cos)(double);
-__device__ float QD_GPU_MATH_F32_(exp)(float);
-__device__ double QD_GPU_MATH_F64_(exp)(double);
-__device__ float QD_GPU_MATH_F32_(log)(float);
-__device__ double QD_GPU_MATH_F64_(log)(double);
-__device__ float QD_GPU_MATH_F32_(pow)(float, float);
-__device__ double QD_GPU_MATH_F64_(pow)(double, double);
+QD_MATH_LIBRARY_1_(QD_GPU_MATH_DECLARE_1_)
+QD_MATH_LIBRARY_2_(QD_GPU_MATH_DECLARE_2_)
+QD_GPU_MATH_DECLARE_1_(rsqrt)
 }
+#undef QD_GPU_MATH_DECLARE_1_
+#undef QD_GPU_MATH_DECLARE_2_
+#define QD_MATH_HAS_RSQRT_ 1
 #define QD_MATH_ATTR_(name)
 #define QD_MATH_F32_(name) QD_GPU_MATH_F32_(name)
 #define QD_MATH_F64_(name) QD_GPU_MATH_F64_(name)
