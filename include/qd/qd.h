@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "qd/detail/math_list.h"
+#include "qd/linalg.h"
 
 #if defined(__clang__)
 #define QD_ANNOTATE_(what) __attribute__((annotate(what)))
@@ -172,6 +173,18 @@ QD_MATH_DECLARE_1_(ceil)
 QD_MATH_DECLARE_1_(trunc)
 #undef QD_MATH_DECLARE_1_
 #undef QD_MATH_DECLARE_2_
+// Component-wise on vectors: qd::sqrt(v).
+#define QD_MATH_DECLARE_VEC_(name)                                             \
+  template <typename T, int N> vec<T, N> name(const vec<T, N> &v) noexcept;
+QD_MATH_LIBRARY_1_(QD_MATH_DECLARE_VEC_)
+QD_MATH_DECLARE_VEC_(rsqrt)
+QD_MATH_DECLARE_VEC_(sqrt)
+QD_MATH_DECLARE_VEC_(floor)
+QD_MATH_DECLARE_VEC_(ceil)
+QD_MATH_DECLARE_VEC_(trunc)
+QD_MATH_DECLARE_VEC_(abs)
+QD_MATH_DECLARE_VEC_(sign)
+#undef QD_MATH_DECLARE_VEC_
 float fma(float a, float b, float c) noexcept;
 double fma(double a, double b, double c) noexcept;
 template <typename T> T abs(T x) noexcept;

@@ -11,6 +11,7 @@
 #define QD_RUNTIME_H
 
 #include "qd/abi.h"
+#include "qd/linalg.h"
 #include "qd/memory.h"
 
 #include <cstdint>

@@ -343,6 +343,21 @@ std::optional<kir::ScalarType> Sema::checkField(const clang::VarDecl *V,
 }
 
 std::optional<std::string> Sema::getRecord(clang::QualType T) {
+  // qd::vec and qd::mat: <qd/runtime.h> declares them for the host.
+  for (const char *Name : {"vec", "mat"})
+    if (const auto *Spec = getQdSpecialization(T, Name)) {
+      const clang::TemplateArgumentList &Args = Spec->getTemplateArgs();
+      if (Args.size() < 2 || Args[0].getKind() != clang::TemplateArgument::Type ||
+          !getScalarType(Args[0].getAsType(), Ctx))
+        return std::nullopt;
+      clang::PrintingPolicy Policy(Ctx.getLangOpts());
+      Policy.SuppressTagKeyword = true;
+      Policy.FullyQualifiedName = true;
+      Policy.SuppressScope = false;
+      return clang::QualType(Spec->getTypeForDecl(), 0)
+          .getCanonicalType()
+          .getAsString(Policy);
+    }
   const auto *RD = T->getAsCXXRecordDecl();
   if (!RD || T.isVolatileQualified() || !addRecord(RD, 0))
     return std::nullopt;

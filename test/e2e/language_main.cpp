@@ -360,6 +360,51 @@ int main() {
             language::cas_counter.to_vector()[0] == 1000);
   }
 
+  {
+    std::vector<qd::vec3> In(16);
+    for (int I = 0; I < 16; ++I)
+      In[I] = qd::vec3{float(I), 1.0f - float(I) / 4, 0.5f};
+    qd::Ndarray<qd::vec3, 1> X({16});
+    X.copy_from(In);
+    // A rotation by 90 degrees about z: (x, y, z) -> (-y, x, z).
+    qd::mat3 Rot{{0.0f, -1.0f, 0.0f}, {1.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 1.0f}};
+    qd::vec3 Sum = language::linalg(X, Rot, qd::vec2{2.0f, 3.0f});
+    std::vector<qd::vec3> V = language::lin_v.to_vector();
+    std::vector<qd::mat3> M = language::lin_m.to_vector();
+    std::vector<float> S = language::lin_s.to_vector();
+    qd::vec3 Want{0, 0, 0};
+    bool VecOk = true, MatOk = true;
+    std::vector<double> Scalars;
+    for (int I = 0; I < 16; ++I) {
+      qd::vec3 P = In[I];
+      qd::vec3 Q{-P.y + 2 - P.x / 2, P.x + 4 - P.y / 2, P.z + 6 - P.z / 2};
+      VecOk = VecOk && std::fabs(V[I].x - Q.x) < 1e-5f &&
+              std::fabs(V[I].y - Q.y) < 1e-5f && std::fabs(V[I].z - Q.z) < 1e-5f;
+      Want = Want + Q;
+      // inverse(a) * a - I is about 0, and outer(p, q) - outer(q, p)^T is 0.
+      for (int R = 0; R < 3; ++R)
+        for (int C = 0; C < 3; ++C)
+          MatOk = MatOk && std::fabs(M[I](R, C)) < 1e-5f;
+      double Dot = P.x * Q.x + P.y * Q.y + P.z * Q.z;
+      double Cx = P.y * Q.z - P.z * Q.y, Cy = P.z * Q.x - P.x * Q.z,
+             Cz = P.x * Q.y - P.y * Q.x;
+      double A0 = 2.0 + I;
+      double Det = A0 * (3 * 4 - 1 * 1) - 1 * (0.5 * 4 - 1 * 0) + 0;
+      Scalars.push_back(Dot + std::sqrt(Cx * Cx + Cy * Cy + Cz * Cz) * 3);
+      Scalars.push_back(Det + A0 + 3 + 4);
+      Scalars.push_back(1 + std::sqrt(std::fabs(P.x)));
+      Scalars.push_back(1.0 / 16 - double(I) / 4); // b = 2 I, b(0, 3) = i
+    }
+    Ok.that("vec3 operators, mat3 * vec3, fields of vec3", VecOk);
+    Ok.that("inverse, identity, outer and transpose of mat3", MatOk);
+    Ok.all("dot, cross, norm, normalized, determinant, trace, 4x4 inverse",
+           S, [&](size_t K) { return Scalars[K]; }, 1e-5);
+    Ok.that("a returned vec3",
+            std::fabs(Sum.x - Want.x) < 1e-3f &&
+                std::fabs(Sum.y - Want.y) < 1e-3f &&
+                std::fabs(Sum.z - Want.z) < 1e-3f);
+  }
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

@@ -22,6 +22,7 @@
 #define QD_FUNC QD_DEVICE_FN
 
 #include "qd/detail/math_list.h"
+#include "qd/linalg.h"
 
 namespace qd {
 
@@ -283,6 +284,25 @@ QD_MATH_PROMOTE_1_(ceil)
 QD_MATH_PROMOTE_1_(trunc)
 #undef QD_MATH_PROMOTE_1_
 #undef QD_MATH_PROMOTE_2_
+
+// Component-wise on vectors: qd::sqrt(v).
+#define QD_MATH_VEC_(name)                                                     \
+  template <typename T, int N>                                                 \
+  QD_DEVICE_FN vec<T, N> name(const vec<T, N> &v) {                            \
+    vec<T, N> r;                                                               \
+    for (int i = 0; i < N; ++i)                                                \
+      r[i] = name(v[i]);                                                       \
+    return r;                                                                  \
+  }
+QD_MATH_LIBRARY_1_(QD_MATH_VEC_)
+QD_MATH_VEC_(rsqrt)
+QD_MATH_VEC_(sqrt)
+QD_MATH_VEC_(floor)
+QD_MATH_VEC_(ceil)
+QD_MATH_VEC_(trunc)
+QD_MATH_VEC_(abs)
+QD_MATH_VEC_(sign)
+#undef QD_MATH_VEC_
 
 // Atomics: relaxed read-modify-write, returning the old value. Floating
 // point addition uses the target's own instruction (detail::atomic_fadd);

@@ -1,0 +1,412 @@
+//===- qd/linalg.h - Small vectors and matrices -----------------*- C++ -*-===//
+//
+// Part of qdc. qd::vec<T, N> and qd::mat<T, R, C> (DESIGN section 1.2), the
+// same types in kernels, in fields and ndarrays, and on the host (included
+// by <qd/qd.h> and <qd/runtime.h>). Trivially copyable aggregates of T with
+// every loop over a constant extent, so that after inlining a vec3
+// operation is three scalar operations in registers. Component-wise math
+// (`qd::sqrt(v)`) is in the kernel vocabulary (qd/detail/kernel.h).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QD_LINALG_H
+#define QD_LINALG_H
+
+#if defined(__CUDA__) || defined(__HIP__)
+#define QD_LINALG_FN __attribute__((host, device))
+#else
+#define QD_LINALG_FN
+#endif
+
+namespace qd {
+
+namespace detail {
+template <bool B> struct if_rows_ {};
+template <> struct if_rows_<true> {
+  using type = int;
+};
+template <typename T> QD_LINALG_FN inline T linalg_sqrt_(T x) {
+  if constexpr (sizeof(T) <= 4)
+    return T(__builtin_sqrtf(float(x)));
+  else
+    return T(__builtin_sqrt(double(x)));
+}
+} // namespace detail
+
+/// A vector of N values of T: `qd::vec3{x, y, z}`; `v[i]`, and for
+/// N <= 4 the members x, y, z, w.
+template <typename T, int N> struct vec {
+  static_assert(N >= 1, "a vector has at least one component");
+  T data[N];
+  QD_LINALG_FN constexpr T &operator[](int i) { return data[i]; }
+  QD_LINALG_FN constexpr const T &operator[](int i) const { return data[i]; }
+  QD_LINALG_FN static constexpr vec zeros() { return vec{}; }
+};
+
+// Named components. A const vector's component is picked by value, by
+// comparison, so that reading one at a run-time index stays in registers;
+// a mutable vector's is a reference, which takes the vector's address (in
+// local memory on GPUs when the index is not a constant).
+#define QD_VEC_MEMBERS_(pick)                                                  \
+  QD_LINALG_FN constexpr T &operator[](int i) { return pick; }                 \
+  QD_LINALG_FN constexpr T operator[](int i) const { return pick; }            \
+  QD_LINALG_FN static constexpr vec zeros() { return vec{}; }
+template <typename T> struct vec<T, 1> {
+  T x;
+  QD_VEC_MEMBERS_(((void)i, x))
+};
+template <typename T> struct vec<T, 2> {
+  T x, y;
+  QD_VEC_MEMBERS_(i == 0 ? x : y)
+};
+template <typename T> struct vec<T, 3> {
+  T x, y, z;
+  QD_VEC_MEMBERS_(i == 0 ? x : (i == 1 ? y : z))
+};
+template <typename T> struct vec<T, 4> {
+  T x, y, z, w;
+  QD_VEC_MEMBERS_(i == 0 ? x : (i == 1 ? y : (i == 2 ? z : w)))
+};
+#undef QD_VEC_MEMBERS_
+
+/// R rows of C values: `qd::mat2{{a, b}, {c, d}}` has row 0 = (a, b);
+/// `m(i, j)`, and `m[i]` is row i.
+template <typename T, int R, int C> struct mat {
+  static_assert(R >= 1 && C >= 1, "a matrix has at least one row and column");
+  vec<T, C> rows[R];
+
+  mat() = default;
+  // From rows, one constructor per row count (C++17: no `requires`).
+  template <int R_ = R, typename detail::if_rows_<R_ == 1>::type = 0>
+  QD_LINALG_FN constexpr mat(vec<T, C> r0) : rows{r0} {}
+  template <int R_ = R, typename detail::if_rows_<R_ == 2>::type = 0>
+  QD_LINALG_FN constexpr mat(vec<T, C> r0, vec<T, C> r1) : rows{r0, r1} {}
+  template <int R_ = R, typename detail::if_rows_<R_ == 3>::type = 0>
+  QD_LINALG_FN constexpr mat(vec<T, C> r0, vec<T, C> r1, vec<T, C> r2)
+      : rows{r0, r1, r2} {}
+  template <int R_ = R, typename detail::if_rows_<R_ == 4>::type = 0>
+  QD_LINALG_FN constexpr mat(vec<T, C> r0, vec<T, C> r1, vec<T, C> r2,
+                             vec<T, C> r3)
+      : rows{r0, r1, r2, r3} {}
+
+  QD_LINALG_FN constexpr vec<T, C> &operator[](int i) { return rows[i]; }
+  QD_LINALG_FN constexpr const vec<T, C> &operator[](int i) const {
+    return rows[i];
+  }
+  QD_LINALG_FN constexpr T &operator()(int i, int j) { return rows[i][j]; }
+  QD_LINALG_FN constexpr T operator()(int i, int j) const {
+    return rows[i][j];
+  }
+
+  QD_LINALG_FN static constexpr mat zeros() {
+    mat m;
+    for (int i = 0; i < R; ++i)
+      for (int j = 0; j < C; ++j)
+        m(i, j) = T(0);
+    return m;
+  }
+  QD_LINALG_FN static constexpr mat identity() {
+    mat m = zeros();
+    for (int i = 0; i < R && i < C; ++i)
+      m(i, i) = T(1);
+    return m;
+  }
+};
+
+// Component-wise arithmetic between equal shapes and with scalars.
+#define QD_VEC_OP_(op)                                                         \
+  template <typename T, int N>                                                 \
+  QD_LINALG_FN constexpr vec<T, N> operator op(const vec<T, N> &a,             \
+                                               const vec<T, N> &b) {           \
+    vec<T, N> r;                                                               \
+    for (int i = 0; i < N; ++i)                                                \
+      r[i] = a[i] op b[i];                                                     \
+    return r;                                                                  \
+  }                                                                            \
+  template <typename T, int N>                                                 \
+  QD_LINALG_FN constexpr vec<T, N> operator op(const vec<T, N> &a, T s) {      \
+    vec<T, N> r;                                                               \
+    for (int i = 0; i < N; ++i)                                                \
+      r[i] = a[i] op s;                                                        \
+    return r;                                                                  \
+  }                                                                            \
+  template <typename T, int N>                                                 \
+  QD_LINALG_FN constexpr vec<T, N> operator op(T s, const vec<T, N> &a) {      \
+    vec<T, N> r;                                                               \
+    for (int i = 0; i < N; ++i)                                                \
+      r[i] = s op a[i];                                                        \
+    return r;                                                                  \
+  }                                                                            \
+  template <typename T, int N, typename U>                                     \
+  QD_LINALG_FN constexpr vec<T, N> &operator op##=(vec<T, N> &a, const U &b) { \
+    a = a op b;                                                                \
+    return a;                                                                  \
+  }
+QD_VEC_OP_(+)
+QD_VEC_OP_(-)
+QD_VEC_OP_(*)
+QD_VEC_OP_(/)
+#undef QD_VEC_OP_
+
+template <typename T, int N>
+QD_LINALG_FN constexpr vec<T, N> operator-(const vec<T, N> &a) {
+  vec<T, N> r;
+  for (int i = 0; i < N; ++i)
+    r[i] = -a[i];
+  return r;
+}
+template <typename T, int N>
+QD_LINALG_FN constexpr bool operator==(const vec<T, N> &a,
+                                       const vec<T, N> &b) {
+  for (int i = 0; i < N; ++i)
+    if (!(a[i] == b[i]))
+      return false;
+  return true;
+}
+template <typename T, int N>
+QD_LINALG_FN constexpr bool operator!=(const vec<T, N> &a,
+                                       const vec<T, N> &b) {
+  return !(a == b);
+}
+
+// Matrices: + - and / component-wise, * with a scalar, and the products.
+#define QD_MAT_OP_(op)                                                         \
+  template <typename T, int R, int C>                                          \
+  QD_LINALG_FN constexpr mat<T, R, C> operator op(const mat<T, R, C> &a,       \
+                                                  const mat<T, R, C> &b) {     \
+    mat<T, R, C> r;                                                            \
+    for (int i = 0; i < R; ++i)                                                \
+      r[i] = a[i] op b[i];                                                     \
+    return r;                                                                  \
+  }
+QD_MAT_OP_(+)
+QD_MAT_OP_(-)
+QD_MAT_OP_(/)
+#undef QD_MAT_OP_
+#define QD_MAT_SCALAR_OP_(op)                                                  \
+  template <typename T, int R, int C>                                          \
+  QD_LINALG_FN constexpr mat<T, R, C> operator op(const mat<T, R, C> &a,       \
+                                                  T s) {                       \
+    mat<T, R, C> r;                                                            \
+    for (int i = 0; i < R; ++i)                                                \
+      r[i] = a[i] op s;                                                        \
+    return r;                                                                  \
+  }
+QD_MAT_SCALAR_OP_(+)
+QD_MAT_SCALAR_OP_(-)
+QD_MAT_SCALAR_OP_(*)
+QD_MAT_SCALAR_OP_(/)
+#undef QD_MAT_SCALAR_OP_
+template <typename T, int R, int C>
+QD_LINALG_FN constexpr mat<T, R, C> operator*(T s, const mat<T, R, C> &a) {
+  return a * s;
+}
+template <typename T, int R, int C>
+QD_LINALG_FN constexpr mat<T, R, C> operator-(const mat<T, R, C> &a) {
+  mat<T, R, C> r;
+  for (int i = 0; i < R; ++i)
+    r[i] = -a[i];
+  return r;
+}
+template <typename T, int R, int K, int C>
+QD_LINALG_FN constexpr mat<T, R, C> operator*(const mat<T, R, K> &a,
+                                              const mat<T, K, C> &b) {
+  mat<T, R, C> r;
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < C; ++j) {
+      T s = T(0);
+      for (int k = 0; k < K; ++k)
+        s += a(i, k) * b(k, j);
+      r(i, j) = s;
+    }
+  return r;
+}
+template <typename T, int R, int C>
+QD_LINALG_FN constexpr vec<T, R> operator*(const mat<T, R, C> &a,
+                                           const vec<T, C> &v) {
+  vec<T, R> r;
+  for (int i = 0; i < R; ++i) {
+    T s = T(0);
+    for (int k = 0; k < C; ++k)
+      s += a(i, k) * v[k];
+    r[i] = s;
+  }
+  return r;
+}
+template <typename T, int R, int C, typename U>
+QD_LINALG_FN constexpr mat<T, R, C> &operator+=(mat<T, R, C> &a, const U &b) {
+  return a = a + b;
+}
+template <typename T, int R, int C, typename U>
+QD_LINALG_FN constexpr mat<T, R, C> &operator-=(mat<T, R, C> &a, const U &b) {
+  return a = a - b;
+}
+template <typename T, int R, int C, typename U>
+QD_LINALG_FN constexpr mat<T, R, C> &operator*=(mat<T, R, C> &a, const U &b) {
+  return a = a * b;
+}
+template <typename T, int R, int C>
+QD_LINALG_FN constexpr bool operator==(const mat<T, R, C> &a,
+                                       const mat<T, R, C> &b) {
+  for (int i = 0; i < R; ++i)
+    if (a[i] != b[i])
+      return false;
+  return true;
+}
+template <typename T, int R, int C>
+QD_LINALG_FN constexpr bool operator!=(const mat<T, R, C> &a,
+                                       const mat<T, R, C> &b) {
+  return !(a == b);
+}
+
+// Functions.
+template <typename T, int N>
+QD_LINALG_FN constexpr T dot(const vec<T, N> &a, const vec<T, N> &b) {
+  T s = T(0);
+  for (int i = 0; i < N; ++i)
+    s += a[i] * b[i];
+  return s;
+}
+template <typename T>
+QD_LINALG_FN constexpr vec<T, 3> cross(const vec<T, 3> &a,
+                                       const vec<T, 3> &b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
+          a.x * b.y - a.y * b.x};
+}
+/// The z component of the 3-D cross product of (a, 0) and (b, 0).
+template <typename T>
+QD_LINALG_FN constexpr T cross(const vec<T, 2> &a, const vec<T, 2> &b) {
+  return a.x * b.y - a.y * b.x;
+}
+template <typename T, int N>
+QD_LINALG_FN constexpr T norm_sqr(const vec<T, N> &a) {
+  return dot(a, a);
+}
+template <typename T, int N> QD_LINALG_FN T norm(const vec<T, N> &a) {
+  return detail::linalg_sqrt_(norm_sqr(a));
+}
+template <typename T, int N>
+QD_LINALG_FN vec<T, N> normalized(const vec<T, N> &a) {
+  return a / norm(a);
+}
+template <typename T, int R, int C>
+QD_LINALG_FN constexpr mat<T, R, C> outer(const vec<T, R> &a,
+                                          const vec<T, C> &b) {
+  mat<T, R, C> m;
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < C; ++j)
+      m(i, j) = a[i] * b[j];
+  return m;
+}
+template <typename T, int R, int C>
+QD_LINALG_FN constexpr mat<T, C, R> transpose(const mat<T, R, C> &a) {
+  mat<T, C, R> m;
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < C; ++j)
+      m(j, i) = a(i, j);
+  return m;
+}
+template <typename T, int N>
+QD_LINALG_FN constexpr T trace(const mat<T, N, N> &a) {
+  T s = T(0);
+  for (int i = 0; i < N; ++i)
+    s += a(i, i);
+  return s;
+}
+
+namespace detail {
+/// The determinant of the 3x3 minor of a 4x4 matrix without row r and
+/// column c.
+template <typename T>
+QD_LINALG_FN constexpr T minor3_(const mat<T, 4, 4> &a, int r, int c) {
+  mat<T, 3, 3> m;
+  for (int i = 0, mi = 0; i < 4; ++i) {
+    if (i == r)
+      continue;
+    for (int j = 0, mj = 0; j < 4; ++j) {
+      if (j == c)
+        continue;
+      m(mi, mj) = a(i, j);
+      ++mj;
+    }
+    ++mi;
+  }
+  return m(0, 0) * (m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1)) -
+         m(0, 1) * (m(1, 0) * m(2, 2) - m(1, 2) * m(2, 0)) +
+         m(0, 2) * (m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0));
+}
+} // namespace detail
+
+/// Up to 4x4.
+template <typename T, int N>
+QD_LINALG_FN constexpr T determinant(const mat<T, N, N> &a) {
+  static_assert(N <= 4, "determinant is defined up to 4x4");
+  if constexpr (N == 1)
+    return a(0, 0);
+  else if constexpr (N == 2)
+    return a(0, 0) * a(1, 1) - a(0, 1) * a(1, 0);
+  else if constexpr (N == 3)
+    return a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1)) -
+           a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0)) +
+           a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0));
+  else
+    return a(0, 0) * detail::minor3_(a, 0, 0) -
+           a(0, 1) * detail::minor3_(a, 0, 1) +
+           a(0, 2) * detail::minor3_(a, 0, 2) -
+           a(0, 3) * detail::minor3_(a, 0, 3);
+}
+
+/// Up to 4x4, by the adjugate; a singular matrix gives infinities or NaNs
+/// (no check, as in GLM).
+template <typename T, int N>
+QD_LINALG_FN constexpr mat<T, N, N> inverse(const mat<T, N, N> &a) {
+  static_assert(N <= 4, "inverse is defined up to 4x4");
+  mat<T, N, N> r;
+  T inv = T(1) / determinant(a);
+  if constexpr (N == 1) {
+    r(0, 0) = inv;
+  } else if constexpr (N == 2) {
+    r(0, 0) = a(1, 1) * inv;
+    r(0, 1) = -a(0, 1) * inv;
+    r(1, 0) = -a(1, 0) * inv;
+    r(1, 1) = a(0, 0) * inv;
+  } else if constexpr (N == 3) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        // The cofactor of (j, i), by cyclic indices.
+        int r1 = (j + 1) % 3, r2 = (j + 2) % 3;
+        int c1 = (i + 1) % 3, c2 = (i + 2) % 3;
+        r(i, j) = (a(r1, c1) * a(r2, c2) - a(r1, c2) * a(r2, c1)) * inv;
+      }
+  } else {
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) {
+        T m = detail::minor3_(a, j, i);
+        r(i, j) = ((i + j) % 2 ? -m : m) * inv;
+      }
+  }
+  return r;
+}
+
+using vec2 = vec<float, 2>;
+using vec3 = vec<float, 3>;
+using vec4 = vec<float, 4>;
+using dvec2 = vec<double, 2>;
+using dvec3 = vec<double, 3>;
+using dvec4 = vec<double, 4>;
+using ivec2 = vec<int, 2>;
+using ivec3 = vec<int, 3>;
+using ivec4 = vec<int, 4>;
+using uvec2 = vec<unsigned, 2>;
+using uvec3 = vec<unsigned, 3>;
+using uvec4 = vec<unsigned, 4>;
+using mat2 = mat<float, 2, 2>;
+using mat3 = mat<float, 3, 3>;
+using mat4 = mat<float, 4, 4>;
+using dmat2 = mat<double, 2, 2>;
+using dmat3 = mat<double, 3, 3>;
+using dmat4 = mat<double, 4, 4>;
+
+} // namespace qd
+
+#endif // QD_LINALG_H
