@@ -24,6 +24,9 @@ config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(
     ("%libqdrt", os.path.join(config.qdc_obj_root, "lib", "libqdrt.so"))
 )
+config.substitutions.append(
+    ("%qdrt_lib_dir", os.path.join(config.qdc_obj_root, "lib"))
+)
 # The prelude as users include it: `-I %qd_include` then `#include <qd/qd.h>`.
 config.substitutions.append(
     ("%qd_include", os.path.join(config.qdc_src_root, "include"))
