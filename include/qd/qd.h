@@ -199,6 +199,33 @@ template <typename T> bool isfinite(T x) noexcept;
 inline constexpr double pi = 3.14159265358979323846;
 inline constexpr double e = 2.71828182845904523536;
 
+// GPU-level operations (Quadrants' qd.simt). On the CPU a block is one
+// thread, a warp one lane, and global_thread_idx() the iteration's index.
+uint64_t global_thread_idx() noexcept;
+namespace simt {
+namespace block {
+uint32_t thread_idx() noexcept;
+} // namespace block
+namespace warp {
+uint32_t lane_id() noexcept;
+uint32_t size() noexcept;
+/// Bit i set when lane i's pred is true.
+uint64_t ballot(bool pred) noexcept;
+bool all_nonzero(uint32_t mask, bool pred) noexcept;
+bool any_nonzero(uint32_t mask, bool pred) noexcept;
+/// A source lane outside the warp gives the lane's own value, as in CUDA.
+template <typename T> T shfl_sync(uint32_t mask, T v, int32_t src_lane) noexcept;
+template <typename T> T shfl_up_sync(uint32_t mask, T v, uint32_t delta) noexcept;
+template <typename T>
+T shfl_down_sync(uint32_t mask, T v, uint32_t delta) noexcept;
+template <typename T> T shfl_xor_sync(uint32_t mask, T v, uint32_t delta) noexcept;
+/// Over the warp; valid on every lane.
+template <typename T> T reduce_add(T v) noexcept;
+template <typename T> T reduce_min(T v) noexcept;
+template <typename T> T reduce_max(T v) noexcept;
+} // namespace warp
+} // namespace simt
+
 // Device atomics on field and ndarray elements and kernel scalars: return
 // the value before the update. add, sub, mul, min, max: 32- and 64-bit
 // integers, float, double; and, or, xor: integers.

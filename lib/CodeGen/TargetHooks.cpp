@@ -109,7 +109,8 @@ public:
   }
   bool hasHostTripFunctions() const override { return true; }
   llvm::StringRef getIndexLoop() const override {
-    return "  for (uint64_t qd_k_ = qd_begin_; qd_k_ < qd_end_; ++qd_k_) {\n";
+    return "  for (uint64_t qd_k_ = qd_begin_; qd_k_ < qd_end_; ++qd_k_) {\n"
+           "    qd::detail::cpu_iteration_ = qd_k_;\n";
   }
   DeviceImage::Kind getImageKind() const override {
     llvm_unreachable("the CPU code is compiled into the host object");

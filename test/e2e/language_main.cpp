@@ -405,6 +405,16 @@ int main() {
                 std::fabs(Sum.z - Want.z) < 1e-3f);
   }
 
+  {
+    language::simt_total.fill(0);
+    language::simt_ok.fill(0);
+    language::simt_ops();
+    Ok.that("warp::reduce_add on lane 0 of every warp sums every iteration",
+            language::simt_total.to_vector()[0] == 1023 * 1024 / 2);
+    Ok.all("lane ids, shuffles, ballots, votes, warp reductions",
+           language::simt_ok.to_vector(), [](size_t) { return 1; });
+  }
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

@@ -459,6 +459,77 @@ QD_ACCUMULATE_(atomic_or, |=)
 QD_ACCUMULATE_(atomic_xor, ^=)
 #undef QD_ACCUMULATE_
 
+// GPU-level operations (DESIGN section 1.2, Quadrants' qd.simt). On the
+// CPU a block is one thread and a warp one lane.
+QD_DEVICE_FN inline uint64_t global_thread_idx() {
+  return detail::global_thread_idx_();
+}
+namespace simt {
+namespace block {
+QD_DEVICE_FN inline uint32_t thread_idx() {
+  return detail::block_thread_idx_();
+}
+} // namespace block
+namespace warp {
+QD_DEVICE_FN inline uint32_t lane_id() { return detail::lane_id_(); }
+QD_DEVICE_FN inline uint32_t size() { return detail::warp_size_(); }
+/// Bit i set when lane i's pred is true.
+QD_DEVICE_FN inline uint64_t ballot(bool pred) { return detail::ballot_(pred); }
+QD_DEVICE_FN inline bool all_nonzero(uint32_t mask, bool pred) {
+  return detail::all_(mask, pred);
+}
+QD_DEVICE_FN inline bool any_nonzero(uint32_t mask, bool pred) {
+  return detail::any_(mask, pred);
+}
+/// A 32- or 64-bit value moved word by word with Shuffle(word, arg).
+template <typename T, typename F>
+QD_DEVICE_FN T shuffle_words_(T v, F shuffle) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "32- or 64-bit values");
+  int32_t words[sizeof(T) / 4];
+  __builtin_memcpy(words, &v, sizeof(T));
+  for (unsigned i = 0; i < sizeof(T) / 4; ++i)
+    words[i] = shuffle(words[i]);
+  __builtin_memcpy(&v, words, sizeof(T));
+  return v;
+}
+template <typename T>
+QD_DEVICE_FN T shfl_sync(uint32_t mask, T v, int32_t src_lane) {
+  return shuffle_words_(
+      v, [&](int32_t w) { return detail::shfl_idx_(mask, w, src_lane); });
+}
+template <typename T>
+QD_DEVICE_FN T shfl_up_sync(uint32_t mask, T v, uint32_t delta) {
+  return shuffle_words_(
+      v, [&](int32_t w) { return detail::shfl_up_(mask, w, delta); });
+}
+template <typename T>
+QD_DEVICE_FN T shfl_down_sync(uint32_t mask, T v, uint32_t delta) {
+  return shuffle_words_(
+      v, [&](int32_t w) { return detail::shfl_down_word_(mask, w, delta); });
+}
+template <typename T>
+QD_DEVICE_FN T shfl_xor_sync(uint32_t mask, T v, uint32_t delta) {
+  return shuffle_words_(
+      v, [&](int32_t w) { return detail::shfl_xor_(mask, w, delta); });
+}
+/// Over the whole warp, by butterfly: every lane gets the result.
+template <typename T, typename F> QD_DEVICE_FN T butterfly_(T v, F combine) {
+  for (uint32_t d = size() / 2; d > 0; d /= 2)
+    v = combine(v, shfl_xor_sync(0xffffffffu, v, d));
+  return v;
+}
+template <typename T> QD_DEVICE_FN T reduce_add(T v) {
+  return butterfly_(v, [](T a, T b) { return a + b; });
+}
+template <typename T> QD_DEVICE_FN T reduce_min(T v) {
+  return butterfly_(v, [](T a, T b) { return b < a ? b : a; });
+}
+template <typename T> QD_DEVICE_FN T reduce_max(T v) {
+  return butterfly_(v, [](T a, T b) { return a < b ? b : a; });
+}
+} // namespace warp
+} // namespace simt
+
 namespace detail {
 
 /// The number of iterations of [begin, end): 0 when end <= begin.

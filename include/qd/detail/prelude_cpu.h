@@ -34,6 +34,22 @@ template <typename Op, typename T> inline bool block_combine(T &) {
 }
 /// Atomics on the CPU are valid on any memory.
 inline bool is_thread_private(const void *) { return false; }
+
+// GPU-level operations (qd::simt): a block is one thread, a warp one lane,
+// and the global thread index is the iteration's, which the task's loop
+// keeps here.
+inline thread_local uint64_t cpu_iteration_ = 0;
+inline uint64_t global_thread_idx_() { return cpu_iteration_; }
+inline uint32_t block_thread_idx_() { return 0; }
+inline uint32_t lane_id_() { return 0; }
+inline uint32_t warp_size_() { return 1; }
+inline uint64_t ballot_(bool pred) { return pred ? 1 : 0; }
+inline bool all_(uint32_t, bool pred) { return pred; }
+inline bool any_(uint32_t, bool pred) { return pred; }
+inline int32_t shfl_idx_(uint32_t, int32_t v, int32_t) { return v; }
+inline int32_t shfl_up_(uint32_t, int32_t v, uint32_t) { return v; }
+inline int32_t shfl_down_word_(uint32_t, int32_t v, uint32_t) { return v; }
+inline int32_t shfl_xor_(uint32_t, int32_t v, uint32_t) { return v; }
 } // namespace qd::detail
 
 #include "qd/detail/kernel.h"

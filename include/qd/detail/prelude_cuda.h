@@ -74,6 +74,35 @@ template <typename Op, typename T> __device__ inline bool block_combine(T &v) {
   __nvvm_bar_sync(0);
   return tid == 0;
 }
+// GPU-level operations (qd::simt) on 32-bit words.
+__device__ inline uint64_t global_thread_idx_() { return first_index(); }
+__device__ inline uint32_t block_thread_idx_() {
+  return __nvvm_read_ptx_sreg_tid_x();
+}
+__device__ inline uint32_t lane_id_() { return __nvvm_read_ptx_sreg_laneid(); }
+__device__ inline uint32_t warp_size_() { return 32; }
+__device__ inline uint64_t ballot_(bool pred) {
+  return __nvvm_vote_ballot_sync(0xffffffffu, pred);
+}
+__device__ inline bool all_(uint32_t mask, bool pred) {
+  return __nvvm_vote_all_sync(mask, pred);
+}
+__device__ inline bool any_(uint32_t mask, bool pred) {
+  return __nvvm_vote_any_sync(mask, pred);
+}
+__device__ inline int32_t shfl_idx_(uint32_t mask, int32_t v, int32_t src) {
+  return __nvvm_shfl_sync_idx_i32(mask, v, src, 0x1f);
+}
+__device__ inline int32_t shfl_up_(uint32_t mask, int32_t v, uint32_t d) {
+  return __nvvm_shfl_sync_up_i32(mask, v, int(d), 0);
+}
+__device__ inline int32_t shfl_down_word_(uint32_t mask, int32_t v,
+                                          uint32_t d) {
+  return __nvvm_shfl_sync_down_i32(mask, v, int(d), 0x1f);
+}
+__device__ inline int32_t shfl_xor_(uint32_t mask, int32_t v, uint32_t d) {
+  return __nvvm_shfl_sync_bfly_i32(mask, v, int(d), 0x1f);
+}
 /// Whether p is in this thread's local memory (a kernel's local variable):
 /// atomics there are undefined in PTX, and need none.
 __device__ inline bool is_thread_private(const void *p) {

@@ -93,6 +93,47 @@ template <typename Op, typename T> __device__ inline bool block_combine(T &v) {
 }
 /// Whether p is in this thread's private memory (a kernel's local
 /// variable): atomics there need none.
+// GPU-level operations (qd::simt) on 32-bit words. The mask arguments
+// are CUDA's; a wavefront always runs its active lanes together.
+__device__ inline uint64_t global_thread_idx_() { return first_index(); }
+__device__ inline uint32_t block_thread_idx_() {
+  return __builtin_amdgcn_workitem_id_x();
+}
+__device__ inline uint32_t warp_size_() {
+  return uint32_t(__builtin_amdgcn_wavefrontsize());
+}
+__device__ inline uint32_t lane_id_() {
+  return __builtin_amdgcn_workitem_id_x() % warp_size_();
+}
+__device__ inline uint64_t ballot_(bool pred) {
+  return __builtin_amdgcn_ballot_w64(pred);
+}
+__device__ inline bool all_(uint32_t, bool pred) {
+  return __builtin_amdgcn_ballot_w64(!pred) == 0;
+}
+__device__ inline bool any_(uint32_t, bool pred) {
+  return __builtin_amdgcn_ballot_w64(pred) != 0;
+}
+/// The word of lane `from` (the caller's own when `from` is outside the
+/// wavefront).
+__device__ inline int32_t from_lane_(int32_t v, int64_t from) {
+  int64_t lane = lane_id_();
+  if (from < 0 || from >= int64_t(warp_size_()))
+    from = lane;
+  return __builtin_amdgcn_ds_bpermute(int(from * 4), v);
+}
+__device__ inline int32_t shfl_idx_(uint32_t, int32_t v, int32_t src) {
+  return from_lane_(v, src % int32_t(warp_size_()));
+}
+__device__ inline int32_t shfl_up_(uint32_t, int32_t v, uint32_t d) {
+  return from_lane_(v, int64_t(lane_id_()) - d);
+}
+__device__ inline int32_t shfl_down_word_(uint32_t, int32_t v, uint32_t d) {
+  return from_lane_(v, int64_t(lane_id_()) + d);
+}
+__device__ inline int32_t shfl_xor_(uint32_t, int32_t v, uint32_t d) {
+  return from_lane_(v, int64_t(lane_id_() ^ d));
+}
 __device__ inline bool is_thread_private(const void *p) {
   return __builtin_amdgcn_is_private(p);
 }
