@@ -10,6 +10,7 @@
 
 #include "Runtime.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 
@@ -30,7 +31,32 @@ const char *qd::arch_name(Arch A) {
   return "unknown";
 }
 
-void qd::init(Arch A, InitOptions Options) { start(A, Options); }
+void qd::init(Arch A, InitOptions Options) {
+  bool Running = currentIfRunning() != nullptr;
+  start(A, Options);
+  if (!Running)
+    set_random_seed(Options.random_seed);
+}
+
+// qd::random's keys: the seed and a count of the kernel calls that took a
+// key since it was set, mixed (SplitMix64's finalizer) so that neighbouring
+// calls get unrelated keys.
+static std::atomic<uint64_t> RandomSeed{0}, RandomCalls{0};
+
+void qd::set_random_seed(uint64_t Seed) {
+  RandomSeed = Seed;
+  RandomCalls = 0;
+}
+
+// Declared in <qd/detail/launcher.h>, which only Clang compiles.
+namespace qd::detail {
+uint64_t next_random_key() {
+  uint64_t Z = RandomSeed.load() + 0x9E3779B97F4A7C15ull * (RandomCalls++ + 1);
+  Z = (Z ^ (Z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  Z = (Z ^ (Z >> 27)) * 0x94D049BB133111EBull;
+  return Z ^ (Z >> 31);
+}
+} // namespace qd::detail
 Arch qd::current_arch() { return current().device().arch(); }
 void qd::reset() { shutdown(); }
 void qd::sync() { current().device().synchronizeStream(nullptr); }

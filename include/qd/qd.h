@@ -199,6 +199,13 @@ template <typename T> bool isfinite(T x) noexcept;
 inline constexpr double pi = 3.14159265358979323846;
 inline constexpr double e = 2.71828182845904523536;
 
+/// Uniform in [0, 1) for float and double, uniform over the type for
+/// integers; the stream depends on the seed (qd::set_random_seed), the
+/// kernel call, the iteration and the draw, so runs repeat.
+template <typename T = float> T random() noexcept;
+/// Standard normal, float or double.
+template <typename T = float> T randn() noexcept;
+
 // GPU-level operations (Quadrants' qd.simt). On the CPU a block is one
 // thread, a warp one lane, and global_thread_idx() the iteration's index.
 uint64_t global_thread_idx() noexcept;

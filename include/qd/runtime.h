@@ -35,7 +35,13 @@ const char *arch_name(Arch arch);
 
 struct InitOptions {
   int device = 0; ///< ordinal of the GPU to use on machines with several
+  /// The seed of qd::random and qd::randn, set when the runtime starts.
+  uint64_t random_seed = 0;
 };
+
+/// Seeds qd::random and qd::randn: the kernel calls after it draw the same
+/// numbers as after any other set_random_seed with this seed.
+void set_random_seed(uint64_t seed);
 
 /// Starts the runtime on `arch`. Calling it again with the same arch and
 /// device does nothing; with another one, it is an error until reset().

@@ -129,6 +129,8 @@ private:
       if (K.hasScalars())
         OS << "  " << names::scalarsStruct(K) << " *" << names::Scalars
            << ";\n";
+      if (K.UsesRandom)
+        OS << "  uint64_t " << names::RandomKey << ";\n";
       OS << "};\n";
     }
     for (const Task &Tk : K.Tasks)
@@ -237,6 +239,10 @@ private:
       OS << Src.lineDirective(K.Range.Begin);
     T.emitEntry(OS, K, Tk);
     emitPrologue(K, Tk, OS);
+    // qd::random's stream: the call's key, this task, then the iteration.
+    if (K.UsesRandom)
+      OS << "  qd::detail::rng_task_begin_(" << names::Args << '.'
+         << names::RandomKey << ", " << (&Tk - K.Tasks.data()) << ");\n";
     const Stmt *Loop =
         Tk.Kind == TaskKind::Serial ? nullptr : K.findStmt(Tk.StmtIds.front());
     std::vector<Reduced> Reductions = emitScalarBindings(K, Tk, Loop, OS);
@@ -258,6 +264,8 @@ private:
         OS << "  " << names::Count << " = " << getTripCount(Local) << ";\n";
     }
     OS << (Reductions.empty() ? T.getIndexLoop() : T.getReductionIndexLoop());
+    if (K.UsesRandom)
+      OS << "    qd::detail::rng_iteration_(qd_k_);\n";
     emitIndexVars(Local, OS);
     for (size_t I = 0; I < Reductions.size(); ++I)
       OS << "    [[maybe_unused]] qd::detail::accumulator_ref<"

@@ -180,6 +180,9 @@ void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
                  ? "qd::detail::to_kernel(" + P.Name + ")"
                  : P.Name)
          << ";\n";
+    if (K.UsesRandom)
+      OS << "  " << names::Args << '.' << names::RandomKey
+         << " = qd::detail::next_random_key();\n";
   }
   if (!K.Tasks.empty())
     OS << "  uint64_t " << names::Count << '[' << K.Tasks.size() << "];\n";

@@ -686,6 +686,9 @@ public:
   kir::Module take() {
     M.ImplicitDeviceFunctions = Rules.getImplicitDeviceFunctionStarts();
     M.Records = Rules.takeRecords();
+    bool Random = usesQdTemplate("random") || usesQdTemplate("randn");
+    for (kir::Kernel &K : M.Kernels)
+      K.UsesRandom = Random;
     return std::move(M);
   }
 
@@ -766,6 +769,23 @@ public:
   }
 
 private:
+  /// Whether the function template qd::<Name> was instantiated: called
+  /// somewhere in the file (a kernel, a QD_FUNC or any function they call).
+  bool usesQdTemplate(llvm::StringRef Name) {
+    clang::TranslationUnitDecl *TU = Ctx.getTranslationUnitDecl();
+    for (const clang::Decl *D : TU->decls()) {
+      const auto *NS = dyn_cast<clang::NamespaceDecl>(D);
+      if (!NS || NS->getName() != "qd")
+        continue;
+      for (const clang::NamedDecl *Found :
+           NS->lookup(&Ctx.Idents.get(Name)))
+        if (const auto *FT = dyn_cast<clang::FunctionTemplateDecl>(Found))
+          if (!FT->specializations().empty())
+            return true;
+    }
+    return false;
+  }
+
   std::string getMangledName(const clang::VarDecl *V) {
     if (!Mangler)
       Mangler.reset(Ctx.createMangleContext());

@@ -415,6 +415,46 @@ int main() {
            language::simt_ok.to_vector(), [](size_t) { return 1; });
   }
 
+  {
+    constexpr int N = 1 << 18;
+    qd::Ndarray<float, 1> U({N});
+    qd::Ndarray<double, 1> Nrm({N}), Heads({N});
+    qd::Ndarray<uint32_t, 1> Bits({N});
+    qd::set_random_seed(2026);
+    language::draw(U, Nrm, Bits, Heads);
+    std::vector<float> Us = U.to_vector();
+    std::vector<double> Ns = Nrm.to_vector(), Hs = Heads.to_vector();
+    std::vector<uint32_t> Bs = Bits.to_vector();
+    double MeanU = 0, VarU = 0, MeanN = 0, VarN = 0, MeanB = 0, MeanH = 0;
+    bool InRange = true;
+    for (int I = 0; I < N; ++I) {
+      InRange = InRange && Us[I] >= 0.0f && Us[I] < 1.0f;
+      MeanU += Us[I] / N;
+      VarU += (Us[I] - 0.5) * (Us[I] - 0.5) / N;
+      MeanN += Ns[I] / N;
+      VarN += Ns[I] * Ns[I] / N;
+      MeanB += Bs[I] / 4294967296.0 / N;
+      MeanH += Hs[I] / N;
+    }
+    // Five standard errors: a correct generator fails about once in 10^6.
+    double SE = 1 / std::sqrt(double(N));
+    Ok.that("qd::random<float> uniform in [0, 1)",
+            InRange && std::fabs(MeanU - 0.5) < 5 * SE * std::sqrt(1.0 / 12) &&
+                std::fabs(VarU - 1.0 / 12) < 5 * SE * 0.075);
+    Ok.that("qd::randn<double> standard normal",
+            std::fabs(MeanN) < 5 * SE && std::fabs(VarN - 1) < 5 * SE * 1.5);
+    Ok.that("qd::random<uint32_t> over the type, and from a QD_FUNC",
+            std::fabs(MeanB - 0.5) < 5 * SE * 0.29 &&
+                std::fabs(MeanH - 0.5) < 5 * SE * 0.5);
+    // The same seed and calls give the same numbers; the next call others.
+    language::draw(U, Nrm, Bits, Heads);
+    bool Differs = U.to_vector() != Us;
+    qd::set_random_seed(2026);
+    language::draw(U, Nrm, Bits, Heads);
+    Ok.that("a seed repeats its numbers, each call draws new ones",
+            Differs && U.to_vector() == Us && Nrm.to_vector() == Ns);
+  }
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

@@ -530,6 +530,78 @@ template <typename T> QD_DEVICE_FN T reduce_max(T v) {
 } // namespace warp
 } // namespace simt
 
+// Random numbers (DESIGN section 1.2): Philox4x32-10, counter-based. The
+// key is the call's (a function of the seed and of how many calls came
+// before, from the launcher) mixed with the task's index; the counter is
+// the iteration's index and how many numbers this iteration drew. So a
+// number depends on the seed, the call, the iteration and the draw, not on
+// how iterations are spread over threads: the same on every run.
+namespace detail {
+QD_DEVICE_FN inline void rng_task_begin_(uint64_t key, uint32_t task) {
+  rng_slot_ &s = rng_slot_for_thread_();
+  s.key = key;
+  s.task = task;
+  s.iteration = 0;
+  s.calls = 0;
+}
+QD_DEVICE_FN inline void rng_iteration_(uint64_t iteration) {
+  rng_slot_ &s = rng_slot_for_thread_();
+  s.iteration = iteration;
+  s.calls = 0;
+}
+/// 128 random bits: the next draw of this thread's iteration.
+QD_DEVICE_FN inline void rng_next_(uint32_t out[4]) {
+  rng_slot_ &s = rng_slot_for_thread_();
+  uint32_t c[4] = {s.calls++, s.task, uint32_t(s.iteration),
+                   uint32_t(s.iteration >> 32)};
+  uint32_t k[2] = {uint32_t(s.key), uint32_t(s.key >> 32)};
+  for (int round = 0; round < 10; ++round) {
+    uint64_t p0 = uint64_t(0xD2511F53u) * c[0];
+    uint64_t p1 = uint64_t(0xCD9E8D57u) * c[2];
+    uint32_t n0 = uint32_t(p1 >> 32) ^ c[1] ^ k[0];
+    uint32_t n2 = uint32_t(p0 >> 32) ^ c[3] ^ k[1];
+    c[0] = n0;
+    c[1] = uint32_t(p1);
+    c[2] = n2;
+    c[3] = uint32_t(p0);
+    k[0] += 0x9E3779B9u;
+    k[1] += 0xBB67AE85u;
+  }
+  for (int i = 0; i < 4; ++i)
+    out[i] = c[i];
+}
+} // namespace detail
+
+/// Uniform in [0, 1) for float and double; uniform over the type for
+/// integers.
+template <typename T = float> QD_DEVICE_FN T random() {
+  uint32_t w[4];
+  detail::rng_next_(w);
+  uint64_t bits = (uint64_t(w[1]) << 32) | w[0];
+  if constexpr (__is_same(T, float))
+    return float(w[0] >> 8) * (1.0f / 16777216.0f);
+  else if constexpr (__is_same(T, double))
+    return double(bits >> 11) * (1.0 / 9007199254740992.0);
+  else
+    return T(bits);
+}
+/// Standard normal (Box-Muller), float or double.
+template <typename T = float> QD_DEVICE_FN T randn() {
+  uint32_t w[4];
+  detail::rng_next_(w);
+  if constexpr (__is_same(T, float)) {
+    float u1 = float((w[0] >> 8) + 1) * (1.0f / 16777216.0f); // (0, 1]
+    float u2 = float(w[1] >> 8) * (1.0f / 16777216.0f);
+    return sqrt(-2.0f * log(u1)) * cos(float(2 * pi) * u2);
+  } else {
+    uint64_t a = (uint64_t(w[1]) << 32) | w[0];
+    uint64_t b = (uint64_t(w[3]) << 32) | w[2];
+    double u1 = double((a >> 11) + 1) * (1.0 / 9007199254740992.0);
+    double u2 = double(b >> 11) * (1.0 / 9007199254740992.0);
+    return sqrt(-2.0 * log(u1)) * cos(2 * pi * u2);
+  }
+}
+
 namespace detail {
 
 /// The number of iterations of [begin, end): 0 when end <= begin.

@@ -34,6 +34,12 @@ inline qd::ndarray<T, Dims> to_kernel(const qd::Ndarray<T, Dims> &a) {
 void check_launch_array(const void *data, const char *kernel, const char *param,
                         const uint64_t *iterations, size_t num_tasks);
 
+/// The key of a kernel call's random numbers: a function of the seed
+/// (qd::set_random_seed, InitOptions::random_seed) and of how many calls
+/// took a key before, so that a seed and a sequence of calls give the same
+/// numbers on every run.
+uint64_t next_random_key();
+
 /// Registers a module once, on first use.
 inline qdrt_module *register_module(const qdrt_module_desc &desc) {
   qdrt_module *m = nullptr;

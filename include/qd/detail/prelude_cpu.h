@@ -39,6 +39,15 @@ inline bool is_thread_private(const void *) { return false; }
 // and the global thread index is the iteration's, which the task's loop
 // keeps here.
 inline thread_local uint64_t cpu_iteration_ = 0;
+/// qd::random's state of this thread (kernel.h).
+struct rng_slot_ {
+  uint64_t key, iteration;
+  uint32_t task, calls;
+};
+inline rng_slot_ &rng_slot_for_thread_() {
+  static thread_local rng_slot_ slot;
+  return slot;
+}
 inline uint64_t global_thread_idx_() { return cpu_iteration_; }
 inline uint32_t block_thread_idx_() { return 0; }
 inline uint32_t lane_id_() { return 0; }

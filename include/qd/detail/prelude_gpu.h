@@ -37,6 +37,20 @@ __device__ void free(void *) __attribute__((nothrow));
 __device__ int printf(const char *, ...);
 }
 
+namespace qd::detail {
+/// qd::random's state of one thread (kernel.h), in shared memory: a block
+/// has at most 1024 threads, each with its own slot.
+struct rng_slot_ {
+  uint64_t key, iteration;
+  uint32_t task, calls;
+};
+__device__ inline uint32_t block_thread_idx_();
+__device__ inline rng_slot_ &rng_slot_for_thread_() {
+  __shared__ rng_slot_ slots[1024];
+  return slots[block_thread_idx_()];
+}
+} // namespace qd::detail
+
 #include "qd/detail/math_list.h"
 #ifndef QD_GPU_MATH_MISSING_
 #define QD_GPU_MATH_DECLARE_1_(name)                                           \

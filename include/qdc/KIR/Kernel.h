@@ -278,9 +278,14 @@ struct Kernel {
   std::optional<unsigned> ReturnStmt;
   TextRange ReturnValue;
 
+  /// The module's device code calls qd::random or qd::randn: each call of
+  /// the kernel gets a new random key in its argument block.
+  bool UsesRandom = false;
   bool hasScalars() const { return !Scalars.empty() || ReturnStmt; }
   /// Whether tasks take an argument block: parameters or kernel scalars.
-  bool hasArgBlock() const { return !Params.empty() || hasScalars(); }
+  bool hasArgBlock() const {
+    return !Params.empty() || hasScalars() || UsesRandom;
+  }
 
   /// The statement with pre-order number Id, or null.
   const Stmt *findStmt(unsigned Id) const;
