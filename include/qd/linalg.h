@@ -22,9 +22,7 @@ namespace qd {
 
 namespace detail {
 template <bool B> struct if_rows_ {};
-template <> struct if_rows_<true> {
-  using type = int;
-};
+template <> struct if_rows_<true> { using type = int; };
 template <typename T> QD_LINALG_FN inline T linalg_sqrt_(T x) {
   if constexpr (sizeof(T) <= 4)
     return T(__builtin_sqrtf(float(x)));
@@ -94,9 +92,7 @@ template <typename T, int R, int C> struct mat {
     return rows[i];
   }
   QD_LINALG_FN constexpr T &operator()(int i, int j) { return rows[i][j]; }
-  QD_LINALG_FN constexpr T operator()(int i, int j) const {
-    return rows[i][j];
-  }
+  QD_LINALG_FN constexpr T operator()(int i, int j) const { return rows[i][j]; }
 
   QD_LINALG_FN static constexpr mat zeros() {
     mat m;
@@ -156,16 +152,14 @@ QD_LINALG_FN constexpr vec<T, N> operator-(const vec<T, N> &a) {
   return r;
 }
 template <typename T, int N>
-QD_LINALG_FN constexpr bool operator==(const vec<T, N> &a,
-                                       const vec<T, N> &b) {
+QD_LINALG_FN constexpr bool operator==(const vec<T, N> &a, const vec<T, N> &b) {
   for (int i = 0; i < N; ++i)
     if (!(a[i] == b[i]))
       return false;
   return true;
 }
 template <typename T, int N>
-QD_LINALG_FN constexpr bool operator!=(const vec<T, N> &a,
-                                       const vec<T, N> &b) {
+QD_LINALG_FN constexpr bool operator!=(const vec<T, N> &a, const vec<T, N> &b) {
   return !(a == b);
 }
 
@@ -268,10 +262,8 @@ QD_LINALG_FN constexpr T dot(const vec<T, N> &a, const vec<T, N> &b) {
   return s;
 }
 template <typename T>
-QD_LINALG_FN constexpr vec<T, 3> cross(const vec<T, 3> &a,
-                                       const vec<T, 3> &b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
-          a.x * b.y - a.y * b.x};
+QD_LINALG_FN constexpr vec<T, 3> cross(const vec<T, 3> &a, const vec<T, 3> &b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 /// The z component of the 3-D cross product of (a, 0) and (b, 0).
 template <typename T>
@@ -386,6 +378,212 @@ QD_LINALG_FN constexpr mat<T, N, N> inverse(const mat<T, N, N> &a) {
       }
   }
   return r;
+}
+
+// Decompositions of 2x2 and 3x3 matrices (Quadrants' sym_eig, svd,
+// polar_decompose), by cyclic Jacobi rotations: a few sweeps, each exact to
+// rounding, so the results are accurate to about epsilon times the matrix's
+// norm however close its eigen- or singular values are.
+
+/// w (ascending) and Q (orthonormal eigenvectors as columns) of a
+/// symmetric A: A = Q diag(w) Q^T.
+template <typename T, int N> struct sym_eig_result {
+  vec<T, N> w;
+  mat<T, N, N> Q;
+};
+/// U, S (diagonal, descending) and V of A = U S V^T, U and V rotations
+/// (determinant 1): the last singular value is negative when det A < 0.
+template <typename T, int N> struct svd_result { mat<T, N, N> U, S, V; };
+/// R (a rotation) and S (symmetric) of A = R S.
+template <typename T, int N> struct polar_result { mat<T, N, N> R, S; };
+
+namespace detail {
+template <typename T> QD_LINALG_FN inline T linalg_abs_(T x) {
+  return x < T(0) ? -x : x;
+}
+/// The rotation (c, s) that zeroes the off-diagonal entry of the symmetric
+/// 2x2 [[app, apq], [apq, aqq]] (Golub and Van Loan, 8.4.2).
+template <typename T>
+QD_LINALG_FN void jacobi_rotation_(T app, T apq, T aqq, T &c, T &s) {
+  if (apq == T(0)) {
+    c = T(1);
+    s = T(0);
+    return;
+  }
+  T tau = (aqq - app) / (T(2) * apq);
+  T t = (tau >= T(0) ? T(1) : T(-1)) /
+        (linalg_abs_(tau) + linalg_sqrt_(T(1) + tau * tau));
+  c = T(1) / linalg_sqrt_(T(1) + t * t);
+  s = t * c;
+}
+} // namespace detail
+
+template <typename T, int N>
+QD_LINALG_FN sym_eig_result<T, N> sym_eig(const mat<T, N, N> &A) {
+  static_assert(N == 2 || N == 3, "sym_eig takes 2x2 and 3x3 matrices");
+  mat<T, N, N> a = A, q = mat<T, N, N>::identity();
+  for (int sweep = 0; sweep < 12; ++sweep) {
+    T off = T(0);
+    for (int p = 0; p < N; ++p)
+      for (int r = p + 1; r < N; ++r)
+        off += a(p, r) * a(p, r);
+    if (off == T(0))
+      break;
+    for (int p = 0; p < N - 1; ++p)
+      for (int r = p + 1; r < N; ++r) {
+        T c, s;
+        detail::jacobi_rotation_(a(p, p), a(p, r), a(r, r), c, s);
+        // a = J^T a J, q = q J, J the rotation in the (p, r) plane.
+        for (int k = 0; k < N; ++k) {
+          T akp = a(k, p), akr = a(k, r);
+          a(k, p) = c * akp - s * akr;
+          a(k, r) = s * akp + c * akr;
+        }
+        for (int k = 0; k < N; ++k) {
+          T apk = a(p, k), ark = a(r, k);
+          a(p, k) = c * apk - s * ark;
+          a(r, k) = s * apk + c * ark;
+        }
+        for (int k = 0; k < N; ++k) {
+          T qkp = q(k, p), qkr = q(k, r);
+          q(k, p) = c * qkp - s * qkr;
+          q(k, r) = s * qkp + c * qkr;
+        }
+      }
+  }
+  sym_eig_result<T, N> out;
+  for (int i = 0; i < N; ++i)
+    out.w[i] = a(i, i);
+  // Ascending, with the columns.
+  for (int i = 0; i < N; ++i)
+    for (int j = i + 1; j < N; ++j)
+      if (out.w[j] < out.w[i]) {
+        T t = out.w[i];
+        out.w[i] = out.w[j];
+        out.w[j] = t;
+        for (int k = 0; k < N; ++k) {
+          T u = q(k, i);
+          q(k, i) = q(k, j);
+          q(k, j) = u;
+        }
+      }
+  out.Q = q;
+  return out;
+}
+
+/// One-sided Jacobi: rotations of the columns of A V until they are
+/// orthogonal; their norms are the singular values.
+template <typename T, int N>
+QD_LINALG_FN svd_result<T, N> svd(const mat<T, N, N> &A) {
+  static_assert(N == 2 || N == 3, "svd takes 2x2 and 3x3 matrices");
+  mat<T, N, N> u = A, v = mat<T, N, N>::identity();
+  for (int sweep = 0; sweep < 12; ++sweep) {
+    bool rotated = false;
+    for (int p = 0; p < N - 1; ++p)
+      for (int r = p + 1; r < N; ++r) {
+        T alpha = T(0), beta = T(0), gamma = T(0);
+        for (int k = 0; k < N; ++k) {
+          alpha += u(k, p) * u(k, p);
+          beta += u(k, r) * u(k, r);
+          gamma += u(k, p) * u(k, r);
+        }
+        if (detail::linalg_abs_(gamma) <=
+            T(1e-2) * T(sizeof(T) == 4 ? 1e-7 : 1e-16) *
+                detail::linalg_sqrt_(alpha * beta))
+          continue;
+        rotated = true;
+        T c, s;
+        detail::jacobi_rotation_(alpha, gamma, beta, c, s);
+        for (int k = 0; k < N; ++k) {
+          T ukp = u(k, p), ukr = u(k, r);
+          u(k, p) = c * ukp - s * ukr;
+          u(k, r) = s * ukp + c * ukr;
+          T vkp = v(k, p), vkr = v(k, r);
+          v(k, p) = c * vkp - s * vkr;
+          v(k, r) = s * vkp + c * vkr;
+        }
+      }
+    if (!rotated)
+      break;
+  }
+  vec<T, N> sigma;
+  for (int i = 0; i < N; ++i) {
+    T n2 = T(0);
+    for (int k = 0; k < N; ++k)
+      n2 += u(k, i) * u(k, i);
+    sigma[i] = detail::linalg_sqrt_(n2);
+  }
+  // Descending, columns of u and v with them.
+  for (int i = 0; i < N; ++i)
+    for (int j = i + 1; j < N; ++j)
+      if (sigma[i] < sigma[j]) {
+        T t = sigma[i];
+        sigma[i] = sigma[j];
+        sigma[j] = t;
+        for (int k = 0; k < N; ++k) {
+          T a = u(k, i), b = v(k, i);
+          u(k, i) = u(k, j);
+          v(k, i) = v(k, j);
+          u(k, j) = a;
+          v(k, j) = b;
+        }
+      }
+  // u's columns divided by sigma; a zero singular value's column completes
+  // an orthonormal basis (Gram-Schmidt against the others, from the unit
+  // vector least aligned with them).
+  for (int i = 0; i < N; ++i) {
+    if (sigma[i] > T(0)) {
+      for (int k = 0; k < N; ++k)
+        u(k, i) /= sigma[i];
+      continue;
+    }
+    for (int e = 0; e < N; ++e) {
+      vec<T, N> w = vec<T, N>::zeros();
+      w[e] = T(1);
+      for (int j = 0; j < N; ++j) {
+        if (j == i || (j > i && sigma[j] <= T(0)))
+          continue;
+        T d = T(0);
+        for (int k = 0; k < N; ++k)
+          d += u(k, j) * w[k];
+        for (int k = 0; k < N; ++k)
+          w[k] -= d * u(k, j);
+      }
+      T n = norm(w);
+      if (n > T(0.5)) {
+        for (int k = 0; k < N; ++k)
+          u(k, i) = w[k] / n;
+        break;
+      }
+    }
+  }
+  // Rotations: a reflection in u or v moves into the last singular value.
+  if (determinant(u) < T(0)) {
+    for (int k = 0; k < N; ++k)
+      u(k, N - 1) = -u(k, N - 1);
+    sigma[N - 1] = -sigma[N - 1];
+  }
+  if (determinant(v) < T(0)) {
+    for (int k = 0; k < N; ++k)
+      v(k, N - 1) = -v(k, N - 1);
+    sigma[N - 1] = -sigma[N - 1];
+  }
+  svd_result<T, N> out;
+  out.U = u;
+  out.V = v;
+  out.S = mat<T, N, N>::zeros();
+  for (int i = 0; i < N; ++i)
+    out.S(i, i) = sigma[i];
+  return out;
+}
+
+template <typename T, int N>
+QD_LINALG_FN polar_result<T, N> polar_decompose(const mat<T, N, N> &A) {
+  svd_result<T, N> d = svd(A);
+  polar_result<T, N> out;
+  out.R = d.U * transpose(d.V);
+  out.S = d.V * d.S * transpose(d.V);
+  return out;
 }
 
 using vec2 = vec<float, 2>;

@@ -156,14 +156,14 @@ template <typename T, int Dims> struct ndarray {
   float name(float x) noexcept;                                                \
   double name(double x) noexcept;                                              \
   template <typename T>                                                        \
-    requires std::is_integral_v<T>                                             \
+  requires std::is_integral_v<T>                                               \
   float name(T x) noexcept;
 #define QD_MATH_DECLARE_2_(name)                                               \
   float name(float x, float y) noexcept;                                       \
   double name(double x, double y) noexcept;                                    \
   template <typename T, typename U>                                            \
-    requires(std::is_integral_v<T> && std::is_integral_v<U>)                   \
-  float name(T x, U y) noexcept;
+  requires(std::is_integral_v<T> && std::is_integral_v<U>) float name(         \
+      T x, U y) noexcept;
 QD_MATH_LIBRARY_1_(QD_MATH_DECLARE_1_)
 QD_MATH_LIBRARY_2_(QD_MATH_DECLARE_2_)
 QD_MATH_DECLARE_1_(rsqrt)
@@ -221,11 +221,14 @@ uint64_t ballot(bool pred) noexcept;
 bool all_nonzero(uint32_t mask, bool pred) noexcept;
 bool any_nonzero(uint32_t mask, bool pred) noexcept;
 /// A source lane outside the warp gives the lane's own value, as in CUDA.
-template <typename T> T shfl_sync(uint32_t mask, T v, int32_t src_lane) noexcept;
-template <typename T> T shfl_up_sync(uint32_t mask, T v, uint32_t delta) noexcept;
+template <typename T>
+T shfl_sync(uint32_t mask, T v, int32_t src_lane) noexcept;
+template <typename T>
+T shfl_up_sync(uint32_t mask, T v, uint32_t delta) noexcept;
 template <typename T>
 T shfl_down_sync(uint32_t mask, T v, uint32_t delta) noexcept;
-template <typename T> T shfl_xor_sync(uint32_t mask, T v, uint32_t delta) noexcept;
+template <typename T>
+T shfl_xor_sync(uint32_t mask, T v, uint32_t delta) noexcept;
 /// Over the warp; valid on every lane.
 template <typename T> T reduce_add(T v) noexcept;
 template <typename T> T reduce_min(T v) noexcept;

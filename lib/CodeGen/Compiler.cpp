@@ -132,14 +132,12 @@ static llvm::Error runClang(std::vector<std::string> Args,
   CI.setInvocation(std::move(Inv));
   CI.createDiagnostics();
   enableOptimizationLimitWarning(CI.getDiagnostics());
-  if (!CI.ExecuteAction(Action))
-  {
+  if (!CI.ExecuteAction(Action)) {
     // InputName is <input>.<target>.<extension>; the user never sees that
     // file, only the errors above at their own lines.
     llvm::StringRef Stem = llvm::sys::path::stem(InputName);
-    return makeError("the code generated from " +
-                     llvm::sys::path::stem(Stem) + " for " +
-                     llvm::sys::path::extension(Stem).drop_front() +
+    return makeError("the code generated from " + llvm::sys::path::stem(Stem) +
+                     " for " + llvm::sys::path::extension(Stem).drop_front() +
                      " did not compile");
   }
   return llvm::Error::success();

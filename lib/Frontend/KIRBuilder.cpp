@@ -777,8 +777,7 @@ private:
       const auto *NS = dyn_cast<clang::NamespaceDecl>(D);
       if (!NS || NS->getName() != "qd")
         continue;
-      for (const clang::NamedDecl *Found :
-           NS->lookup(&Ctx.Idents.get(Name)))
+      for (const clang::NamedDecl *Found : NS->lookup(&Ctx.Idents.get(Name)))
         if (const auto *FT = dyn_cast<clang::FunctionTemplateDecl>(Found))
           if (!FT->specializations().empty())
             return true;

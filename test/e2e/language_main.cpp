@@ -222,9 +222,9 @@ int main() {
     X.copy_from(In);
     qd::Ndarray<Span, 1> Window({1});
     Window.copy_from({Span{4, 8}});
-    Span Best = language::heaviest_span(
-        X, Body{{0.5f, 1.5f}, 2.0f, 0},
-        static_cast<const Span *>(Window.data()));
+    Span Best =
+        language::heaviest_span(X, Body{{0.5f, 1.5f}, 2.0f, 0},
+                                static_cast<const Span *>(Window.data()));
     std::vector<Body> Got = language::bodies.to_vector();
     bool Same = Got.size() == 16;
     for (int I = 0; Same && I < 16; ++I)
@@ -244,8 +244,8 @@ int main() {
   {
     language::red_fill();
     // Every value is an integer below 2^12: the float sum is exact.
-    Ok.that("reduce_tmp with +=", language::reduce_tmp_add() ==
-                                      float(4095.0 * 4096.0 / 2.0));
+    Ok.that("reduce_tmp with +=",
+            language::reduce_tmp_add() == float(4095.0 * 4096.0 / 2.0));
     Ok.that("reduce_tmp with atomic_min", language::reduce_tmp_min() == 0.0f);
     Ok.that("reduce_tmp with atomic_max",
             language::reduce_tmp_max() == 4095.0f);
@@ -263,8 +263,9 @@ int main() {
     Ok.that("rank-0 ndarray holds the Gaussian's sum",
             Total.size() == 1 &&
                 std::fabs(Total.to_vector()[0] - Sum) <= 1e-4 * Sum);
-    Ok.all("Gaussian kernel normalized by its sum", W.to_vector(),
-           [&](size_t K) { return Ref[K] / Sum; }, 1e-5);
+    Ok.all(
+        "Gaussian kernel normalized by its sum", W.to_vector(),
+        [&](size_t K) { return Ref[K] / Sum; }, 1e-5);
   }
 
   {
@@ -273,33 +274,63 @@ int main() {
     auto Ref = [](int F, double X) -> double {
       double Y = X * 0.5 + 0.25;
       switch (F) {
-      case 0: return std::sqrt(X);
-      case 1: return 1 / std::sqrt(X);
-      case 2: return std::cbrt(X);
-      case 3: return std::exp(X);
-      case 4: return std::exp2(X);
-      case 5: return std::expm1(X);
-      case 6: return std::log(X);
-      case 7: return std::log2(X);
-      case 8: return std::log10(X);
-      case 9: return std::log1p(X);
-      case 10: return std::pow(X, Y);
-      case 11: return std::sin(X) + std::cos(X) * 3;
-      case 12: return std::tan(X);
-      case 13: return std::asin(X) + std::acos(X) * 3;
-      case 14: return std::atan(X) + std::atan2(X, Y) * 3;
-      case 15: return std::sinh(X) + std::cosh(X) * 3;
-      case 16: return std::tanh(X);
-      case 17: return std::floor(X * 10) + std::ceil(X * 10) * 100;
-      case 18: return std::round(X * 10 - 0.5) + std::trunc(-X * 10) * 100;
-      case 19: return std::fmod(X * 10, Y);
-      case 20: return std::hypot(X, Y);
-      case 21: return std::erf(X);
-      case 22: return std::fma(X, Y, 1.0);
-      case 23: return X + (X > 0.5 ? 1 : X < 0.5 ? -1 : 0) * 10 +
-                      std::clamp(X, 0.25, 0.75) * 100;
-      case 24: return std::min(X, Y) + std::max(X, Y) * 3 + M_PI + M_E;
-      default: return 0 + 1 * 2 + 4 + 2 * 8;
+      case 0:
+        return std::sqrt(X);
+      case 1:
+        return 1 / std::sqrt(X);
+      case 2:
+        return std::cbrt(X);
+      case 3:
+        return std::exp(X);
+      case 4:
+        return std::exp2(X);
+      case 5:
+        return std::expm1(X);
+      case 6:
+        return std::log(X);
+      case 7:
+        return std::log2(X);
+      case 8:
+        return std::log10(X);
+      case 9:
+        return std::log1p(X);
+      case 10:
+        return std::pow(X, Y);
+      case 11:
+        return std::sin(X) + std::cos(X) * 3;
+      case 12:
+        return std::tan(X);
+      case 13:
+        return std::asin(X) + std::acos(X) * 3;
+      case 14:
+        return std::atan(X) + std::atan2(X, Y) * 3;
+      case 15:
+        return std::sinh(X) + std::cosh(X) * 3;
+      case 16:
+        return std::tanh(X);
+      case 17:
+        return std::floor(X * 10) + std::ceil(X * 10) * 100;
+      case 18:
+        return std::round(X * 10 - 0.5) + std::trunc(-X * 10) * 100;
+      case 19:
+        return std::fmod(X * 10, Y);
+      case 20:
+        return std::hypot(X, Y);
+      case 21:
+        return std::erf(X);
+      case 22:
+        return std::fma(X, Y, 1.0);
+      case 23:
+        return X +
+               (X > 0.5   ? 1
+                : X < 0.5 ? -1
+                          : 0) *
+                   10 +
+               std::clamp(X, 0.25, 0.75) * 100;
+      case 24:
+        return std::min(X, Y) + std::max(X, Y) * 3 + M_PI + M_E;
+      default:
+        return 0 + 1 * 2 + 4 + 2 * 8;
       }
     };
     constexpr int Fns = 26, Count = 101;
@@ -379,7 +410,8 @@ int main() {
       qd::vec3 P = In[I];
       qd::vec3 Q{-P.y + 2 - P.x / 2, P.x + 4 - P.y / 2, P.z + 6 - P.z / 2};
       VecOk = VecOk && std::fabs(V[I].x - Q.x) < 1e-5f &&
-              std::fabs(V[I].y - Q.y) < 1e-5f && std::fabs(V[I].z - Q.z) < 1e-5f;
+              std::fabs(V[I].y - Q.y) < 1e-5f &&
+              std::fabs(V[I].z - Q.z) < 1e-5f;
       Want = Want + Q;
       // inverse(a) * a - I is about 0, and outer(p, q) - outer(q, p)^T is 0.
       for (int R = 0; R < 3; ++R)
@@ -397,12 +429,12 @@ int main() {
     }
     Ok.that("vec3 operators, mat3 * vec3, fields of vec3", VecOk);
     Ok.that("inverse, identity, outer and transpose of mat3", MatOk);
-    Ok.all("dot, cross, norm, normalized, determinant, trace, 4x4 inverse",
-           S, [&](size_t K) { return Scalars[K]; }, 1e-5);
-    Ok.that("a returned vec3",
-            std::fabs(Sum.x - Want.x) < 1e-3f &&
-                std::fabs(Sum.y - Want.y) < 1e-3f &&
-                std::fabs(Sum.z - Want.z) < 1e-3f);
+    Ok.all(
+        "dot, cross, norm, normalized, determinant, trace, 4x4 inverse", S,
+        [&](size_t K) { return Scalars[K]; }, 1e-5);
+    Ok.that("a returned vec3", std::fabs(Sum.x - Want.x) < 1e-3f &&
+                                   std::fabs(Sum.y - Want.y) < 1e-3f &&
+                                   std::fabs(Sum.z - Want.z) < 1e-3f);
   }
 
   {
@@ -453,6 +485,134 @@ int main() {
     language::draw(U, Nrm, Bits, Heads);
     Ok.that("a seed repeats its numbers, each call draws new ones",
             Differs && U.to_vector() == Us && Nrm.to_vector() == Ns);
+  }
+
+  {
+    // Random matrices, near-singular ones, a reflection and a repeated
+    // eigenvalue; errors measured in double against the matrix's norm.
+    constexpr int M = 64;
+    std::vector<qd::mat3> A(M);
+    std::vector<qd::mat2> B(M);
+    uint32_t Seed = 12345;
+    auto Next = [&] {
+      Seed = Seed * 1664525u + 1013904223u;
+      return float(Seed >> 8) / 16777216.0f * 2 - 1;
+    };
+    for (int I = 0; I < M; ++I) {
+      for (int R = 0; R < 3; ++R)
+        for (int C = 0; C < 3; ++C)
+          A[I](R, C) = Next();
+      for (int R = 0; R < 2; ++R)
+        for (int C = 0; C < 2; ++C)
+          B[I](R, C) = Next();
+    }
+    A[1] = qd::mat3{{1, 2, 3}, {2, 4, 6}, {1, 0, 1}};        // rank 2
+    A[2] = qd::mat3{{1, 0, 0}, {0, 1, 0}, {0, 0, -1}};       // a reflection
+    A[3] = qd::mat3{{1e-4f, 0, 0}, {0, 1, 0}, {0, 0, 1e4f}}; // ill-conditioned
+    A[4] = qd::mat3::identity();                             // repeated values
+    A[5] = qd::mat3::zeros();
+    B[1] = qd::mat2{{1, 2}, {2, 4}};
+    qd::Ndarray<qd::mat3, 1> InA({M});
+    qd::Ndarray<qd::mat2, 1> InB({M});
+    qd::Ndarray<qd::mat3, 2> Out3({M, 6});
+    qd::Ndarray<qd::vec3, 1> W3({M});
+    qd::Ndarray<qd::mat2, 2> Out2({M, 5});
+    InA.copy_from(A);
+    InB.copy_from(B);
+    language::decompose(InA, Out3, W3, InB, Out2);
+    std::vector<qd::mat3> O3 = Out3.to_vector();
+    std::vector<qd::vec3> Ws = W3.to_vector();
+    std::vector<qd::mat2> O2 = Out2.to_vector();
+    // max |X - Y| over entries, for matrices given as functions.
+    auto MaxDiff = [](int N, auto X, auto Y) {
+      double D = 0;
+      for (int R = 0; R < N; ++R)
+        for (int C = 0; C < N; ++C)
+          D = std::max(D, std::fabs(double(X(R, C)) - double(Y(R, C))));
+      return D;
+    };
+    auto Product = [](int N, auto X, auto Y, bool TransposeY) {
+      return [=](int R, int C) {
+        double S = 0;
+        for (int K = 0; K < N; ++K)
+          S += double(X(R, K)) * double(TransposeY ? Y(C, K) : Y(K, C));
+        return S;
+      };
+    };
+    auto Identity = [](int R, int C) { return R == C ? 1.0 : 0.0; };
+    double WorstSvd = 0, WorstOrtho = 0, WorstPolar = 0, WorstEig = 0;
+    bool Rotations = true, Ordered = true;
+    for (int I = 0; I < M; ++I) {
+      const qd::mat3 *O = &O3[I * 6];
+      auto Ai = [&](int R, int C) { return A[I](R, C); };
+      double Norm =
+          std::max(1e-30, MaxDiff(3, Ai, [](int, int) { return 0.0; }));
+      auto Us = Product(
+          3, [&](int R, int C) { return O[0](R, C); },
+          [&](int R, int C) { return O[1](R, C); }, false);
+      auto Usv = Product(
+          3, Us, [&](int R, int C) { return O[2](R, C); }, true);
+      WorstSvd = std::max(WorstSvd, MaxDiff(3, Ai, Usv) / Norm);
+      for (int K : {0, 2, 3, 5}) {
+        auto X = [&](int R, int C) { return O[K](R, C); };
+        WorstOrtho =
+            std::max(WorstOrtho, MaxDiff(3, Product(3, X, X, true), Identity));
+      }
+      double DetU =
+          O[0](0, 0) * (O[0](1, 1) * O[0](2, 2) - O[0](1, 2) * O[0](2, 1)) -
+          O[0](0, 1) * (O[0](1, 0) * O[0](2, 2) - O[0](1, 2) * O[0](2, 0)) +
+          O[0](0, 2) * (O[0](1, 0) * O[0](2, 1) - O[0](1, 1) * O[0](2, 0));
+      Rotations = Rotations && std::fabs(DetU - 1) < 1e-5;
+      Ordered = Ordered && std::fabs(O[1](0, 0)) >= std::fabs(O[1](1, 1)) &&
+                std::fabs(O[1](1, 1)) >= std::fabs(O[1](2, 2)) &&
+                Ws[I].x <= Ws[I].y && Ws[I].y <= Ws[I].z;
+      auto Rs = Product(
+          3, [&](int R, int C) { return O[3](R, C); },
+          [&](int R, int C) { return O[4](R, C); }, false);
+      WorstPolar = std::max(WorstPolar, MaxDiff(3, Ai, Rs) / Norm);
+      WorstPolar =
+          std::max(WorstPolar, MaxDiff(
+                                   3, [&](int R, int C) { return O[4](R, C); },
+                                   [&](int R, int C) { return O[4](C, R); }) /
+                                   Norm);
+      auto Sym = [&](int R, int C) { return double(A[I](R, C)) + A[I](C, R); };
+      auto Qw = Product(
+          3, [&](int R, int C) { return O[5](R, C) * Ws[I][C]; },
+          [&](int R, int C) { return O[5](R, C); }, true);
+      WorstEig = std::max(WorstEig, MaxDiff(3, Sym, Qw) / (2 * Norm));
+      const qd::mat2 *P = &O2[I * 5];
+      auto Bi = [&](int R, int C) { return B[I](R, C); };
+      double NormB =
+          std::max(1e-30, MaxDiff(2, Bi, [](int, int) { return 0.0; }));
+      auto Us2 = Product(
+          2, [&](int R, int C) { return P[0](R, C); },
+          [&](int R, int C) { return P[1](R, C); }, false);
+      WorstSvd = std::max(
+          WorstSvd,
+          MaxDiff(2, Bi,
+                  Product(
+                      2, Us2, [&](int R, int C) { return P[2](R, C); }, true)) /
+              NormB);
+      auto Sym2 = [&](int R, int C) { return double(B[I](R, C)) + B[I](C, R); };
+      auto Qw2 = Product(
+          2,
+          Product(
+              2, [&](int R, int C) { return P[3](R, C); },
+              [&](int R, int C) { return P[4](R, C); }, false),
+          [&](int R, int C) { return P[3](R, C); }, true);
+      WorstEig = std::max(WorstEig, MaxDiff(2, Sym2, Qw2) / (2 * NormB));
+    }
+    // About float epsilon (1.2e-7) times the norm, with room for a few
+    // roundings per entry.
+    Ok.that("svd: A = U S V^T", WorstSvd < 2e-6);
+    Ok.that("svd, polar, sym_eig: orthonormal factors", WorstOrtho < 2e-6);
+    Ok.that("svd: U and V rotations, S and w ordered", Rotations && Ordered);
+    Ok.that("polar_decompose: A = R S, S symmetric", WorstPolar < 2e-6);
+    Ok.that("sym_eig: A = Q diag(w) Q^T", WorstEig < 2e-6);
+    if (WorstSvd >= 2e-6 || WorstOrtho >= 2e-6 || WorstPolar >= 2e-6 ||
+        WorstEig >= 2e-6)
+      std::printf("decompositions: svd %g ortho %g polar %g eig %g\n", WorstSvd,
+                  WorstOrtho, WorstPolar, WorstEig);
   }
 
   // An empty array never reaches a kernel with iterations to run, and an

@@ -163,9 +163,10 @@ QD_DEVICE_FN inline detail::ndrange_t<3>
 ndrange(ndrange_extent a, ndrange_extent b, ndrange_extent c) {
   return make_ndrange_(a, b, c);
 }
-QD_DEVICE_FN inline detail::ndrange_t<4>
-ndrange(ndrange_extent a, ndrange_extent b, ndrange_extent c,
-        ndrange_extent d) {
+QD_DEVICE_FN inline detail::ndrange_t<4> ndrange(ndrange_extent a,
+                                                 ndrange_extent b,
+                                                 ndrange_extent c,
+                                                 ndrange_extent d) {
   return make_ndrange_(a, b, c, d);
 }
 
@@ -181,8 +182,12 @@ template <typename T> QD_DEVICE_FN T clamp(T x, T lo, T hi) {
 template <typename T> QD_DEVICE_FN T sign(T x) {
   return T((T(0) < x) - (x < T(0)));
 }
-template <typename T> QD_DEVICE_FN bool isnan(T x) { return __builtin_isnan(x); }
-template <typename T> QD_DEVICE_FN bool isinf(T x) { return __builtin_isinf(x); }
+template <typename T> QD_DEVICE_FN bool isnan(T x) {
+  return __builtin_isnan(x);
+}
+template <typename T> QD_DEVICE_FN bool isinf(T x) {
+  return __builtin_isinf(x);
+}
 template <typename T> QD_DEVICE_FN bool isfinite(T x) {
   return __builtin_isfinite(x);
 }
@@ -236,9 +241,7 @@ template <typename T> struct is_integer_ {
   static constexpr bool value = false;
 };
 #define QD_INTEGER_(T)                                                         \
-  template <> struct is_integer_<T> {                                          \
-    static constexpr bool value = true;                                        \
-  };
+  template <> struct is_integer_<T> { static constexpr bool value = true; };
 QD_INTEGER_(signed char)
 QD_INTEGER_(short)
 QD_INTEGER_(int)
@@ -251,14 +254,10 @@ QD_INTEGER_(unsigned long)
 QD_INTEGER_(unsigned long long)
 #undef QD_INTEGER_
 template <bool B> struct if_integers_ {};
-template <> struct if_integers_<true> {
-  using type = float;
-};
+template <> struct if_integers_<true> { using type = float; };
 /// float, spelled so that a call with it waits for the template's
 /// instantiation (a missing math library is reported only at a use).
-template <typename T> struct as_float_ {
-  using type = float;
-};
+template <typename T> struct as_float_ { using type = float; };
 } // namespace detail
 #define QD_MATH_PROMOTE_1_(name)                                               \
   template <typename T>                                                        \
@@ -269,9 +268,10 @@ template <typename T> struct as_float_ {
   }
 #define QD_MATH_PROMOTE_2_(name)                                               \
   template <typename T, typename U>                                            \
-  QD_DEVICE_FN typename detail::if_integers_<                                  \
-      detail::is_integer_<T>::value && detail::is_integer_<U>::value>::type    \
-  name(T x, U y) {                                                             \
+  QD_DEVICE_FN                                                                 \
+      typename detail::if_integers_<detail::is_integer_<T>::value &&           \
+                                    detail::is_integer_<U>::value>::type       \
+      name(T x, U y) {                                                         \
     return name(typename detail::as_float_<T>::type(x),                        \
                 typename detail::as_float_<U>::type(y));                       \
   }
@@ -386,9 +386,9 @@ template <typename T> QD_DEVICE_FN T atomic_mul(T &dst, T value) {
 }
 #define QD_ATOMIC_BITS_(name, op, builtin)                                     \
   template <typename T> QD_DEVICE_FN T name(T &dst, T value) {                 \
-    static_assert(!__is_floating_point(T), #name " takes integers");          \
+    static_assert(!__is_floating_point(T), #name " takes integers");           \
     if (detail::is_thread_private(&dst))                                       \
-      return detail::atomic_rmw_(dst, [value](T a) { return T(a op value); });  \
+      return detail::atomic_rmw_(dst, [value](T a) { return T(a op value); }); \
     return builtin(&dst, value, __ATOMIC_RELAXED);                             \
   }
 QD_ATOMIC_BITS_(atomic_and, &, __atomic_fetch_and)
