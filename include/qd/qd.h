@@ -239,16 +239,25 @@ template <typename T> T reduce_max(T v) noexcept;
 // Device atomics on field and ndarray elements and kernel scalars: return
 // the value before the update. add, sub, mul, min, max: 32- and 64-bit
 // integers, float, double; and, or, xor: integers.
-template <typename T> T atomic_add(T &dst, T value) noexcept;
-template <typename T> T atomic_sub(T &dst, T value) noexcept;
-template <typename T> T atomic_mul(T &dst, T value) noexcept;
-template <typename T> T atomic_min(T &dst, T value) noexcept;
-template <typename T> T atomic_max(T &dst, T value) noexcept;
-template <typename T> T atomic_and(T &dst, T value) noexcept;
-template <typename T> T atomic_or(T &dst, T value) noexcept;
-template <typename T> T atomic_xor(T &dst, T value) noexcept;
+template <typename T>
+T atomic_add(T &dst, std::type_identity_t<T> value) noexcept;
+template <typename T>
+T atomic_sub(T &dst, std::type_identity_t<T> value) noexcept;
+template <typename T>
+T atomic_mul(T &dst, std::type_identity_t<T> value) noexcept;
+template <typename T>
+T atomic_min(T &dst, std::type_identity_t<T> value) noexcept;
+template <typename T>
+T atomic_max(T &dst, std::type_identity_t<T> value) noexcept;
+template <typename T>
+T atomic_and(T &dst, std::type_identity_t<T> value) noexcept;
+template <typename T>
+T atomic_or(T &dst, std::type_identity_t<T> value) noexcept;
+template <typename T>
+T atomic_xor(T &dst, std::type_identity_t<T> value) noexcept;
 /// Stores value; returns the value before.
-template <typename T> T atomic_exchange(T &dst, T value) noexcept;
+template <typename T>
+T atomic_exchange(T &dst, std::type_identity_t<T> value) noexcept;
 /// Stores desired if dst holds expected; returns the value before (as
 /// CUDA's atomicCAS).
 template <typename T>

@@ -80,6 +80,17 @@ static bool checkEncoding(llvm::StringRef Path, llvm::StringRef Text) {
 }
 
 /// The pipeline, on the thread runDriver makes.
+/// The generated host code declares the namespace NS at global scope (the
+/// file's stem, or --namespace) beside the .qd's own globals: a global
+/// field of that name would collide with it there. (A kernel may share it:
+/// its definition is replaced by the generated code.)
+static void checkNamespaceFree(const kir::Module &M, const std::string &NS,
+                               DiagEngine &Diags) {
+  for (const kir::Field &F : M.Fields)
+    if (F.Scope.empty() && F.Name == NS)
+      Diags.report(DiagID::err_name_is_generated_namespace, F.Loc) << F.Name;
+}
+
 static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   llvm::Expected<std::optional<DriverOptions>> Parsed =
       parseOptions(Args, llvm::outs());
@@ -134,6 +145,8 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   bool Dump = Opts.Emit == EmitKind::KIR || Opts.Emit == EmitKind::StreamPlan;
   runPipeline(*M, Session.getDiags(), Opts.StopAfter,
               /*ForCodeGen=*/!Opts.SyntaxOnly && !Dump);
+  checkNamespaceFree(*M, getGeneratedNamespace(Opts.InputFile, Opts.Namespace),
+                     Session.getDiags());
   if (Session.getNumErrors())
     return 1;
   if (Opts.StopAfter.empty())

@@ -615,6 +615,23 @@ int main() {
                   WorstOrtho, WorstPolar, WorstEig);
   }
 
+  {
+    language::at8.copy_from({0, -100});
+    language::at16.copy_from({0, 0});
+    language::at64.copy_from({0, 0});
+    language::atd.copy_from({1.0, 0.0});
+    language::atomics_widths();
+    std::vector<int8_t> A8 = language::at8.to_vector();
+    std::vector<uint16_t> A16 = language::at16.to_vector();
+    std::vector<int64_t> A64 = language::at64.to_vector();
+    std::vector<double> Ad = language::atd.to_vector();
+    // Bits 0..49 each toggled twice (i and i + 50): all clear.
+    Ok.that("8-, 16-, 64-bit and double atomics",
+            A8[0] == 100 && A8[1] == 99 && A16[0] == 300 && A16[1] == 0xFFFF &&
+                A64[0] == 0 && A64[1] == -1000000000000ll && Ad[0] == 32.0 &&
+                Ad[1] == -25.0);
+  }
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

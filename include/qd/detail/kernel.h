@@ -304,6 +304,11 @@ QD_MATH_VEC_(abs)
 QD_MATH_VEC_(sign)
 #undef QD_MATH_VEC_
 
+/// An atomic's value converts to the destination's type (as CUDA's
+/// overloads do): it takes no part in deducing T.
+template <typename T> struct value_identity_ { using type = T; };
+template <typename T> using value_t_ = typename value_identity_<T>::type;
+
 // Atomics: relaxed read-modify-write, returning the old value. Floating
 // point addition uses the target's own instruction (detail::atomic_fadd);
 // minimum and maximum of floating-point values a compare-and-swap loop. On
@@ -311,7 +316,7 @@ QD_MATH_VEC_(sign)
 // Quadrants demotes it): no other thread can see the variable, and GPU
 // atomics on local memory are undefined. The check folds away when the
 // compiler knows where dst is.
-template <typename T> QD_DEVICE_FN T atomic_add(T &dst, T value) {
+template <typename T> QD_DEVICE_FN T atomic_add(T &dst, value_t_<T> value) {
   if (detail::is_thread_private(&dst)) {
     T old = dst;
     dst = old + value;
@@ -339,10 +344,10 @@ QD_DEVICE_FN T atomic_update_(T &dst, T value, Better better) {
   }
   return old;
 }
-template <typename T> QD_DEVICE_FN T atomic_min(T &dst, T value) {
+template <typename T> QD_DEVICE_FN T atomic_min(T &dst, value_t_<T> value) {
   return atomic_update_(dst, value, [](T a, T b) { return a < b; });
 }
-template <typename T> QD_DEVICE_FN T atomic_max(T &dst, T value) {
+template <typename T> QD_DEVICE_FN T atomic_max(T &dst, value_t_<T> value) {
   return atomic_update_(dst, value, [](T a, T b) { return a > b; });
 }
 
@@ -373,7 +378,7 @@ template <typename T> QD_DEVICE_FN bool same_bits_(T a, T b) {
 }
 } // namespace detail
 
-template <typename T> QD_DEVICE_FN T atomic_sub(T &dst, T value) {
+template <typename T> QD_DEVICE_FN T atomic_sub(T &dst, value_t_<T> value) {
   if constexpr (__is_floating_point(T))
     return atomic_add(dst, T(-value));
   else if (detail::is_thread_private(&dst))
@@ -381,11 +386,11 @@ template <typename T> QD_DEVICE_FN T atomic_sub(T &dst, T value) {
   else
     return __atomic_fetch_sub(&dst, value, __ATOMIC_RELAXED);
 }
-template <typename T> QD_DEVICE_FN T atomic_mul(T &dst, T value) {
+template <typename T> QD_DEVICE_FN T atomic_mul(T &dst, value_t_<T> value) {
   return detail::atomic_rmw_(dst, [value](T a) { return T(a * value); });
 }
 #define QD_ATOMIC_BITS_(name, op, builtin)                                     \
-  template <typename T> QD_DEVICE_FN T name(T &dst, T value) {                 \
+  template <typename T> QD_DEVICE_FN T name(T &dst, value_t_<T> value) {       \
     static_assert(!__is_floating_point(T), #name " takes integers");           \
     if (detail::is_thread_private(&dst))                                       \
       return detail::atomic_rmw_(dst, [value](T a) { return T(a op value); }); \
@@ -395,7 +400,8 @@ QD_ATOMIC_BITS_(atomic_and, &, __atomic_fetch_and)
 QD_ATOMIC_BITS_(atomic_or, |, __atomic_fetch_or)
 QD_ATOMIC_BITS_(atomic_xor, ^, __atomic_fetch_xor)
 #undef QD_ATOMIC_BITS_
-template <typename T> QD_DEVICE_FN T atomic_exchange(T &dst, T value) {
+template <typename T>
+QD_DEVICE_FN T atomic_exchange(T &dst, value_t_<T> value) {
   return detail::atomic_rmw_(dst, [value](T) { return value; });
 }
 template <typename T>
@@ -428,26 +434,26 @@ template <typename T> struct accumulator_ref {
 } // namespace detail
 
 template <typename T>
-QD_DEVICE_FN T atomic_add(detail::accumulator_ref<T> dst, T value) {
+QD_DEVICE_FN T atomic_add(detail::accumulator_ref<T> dst, value_t_<T> value) {
   T old = dst.v;
   dst.v = old + value;
   return old;
 }
 template <typename T>
-QD_DEVICE_FN T atomic_min(detail::accumulator_ref<T> dst, T value) {
+QD_DEVICE_FN T atomic_min(detail::accumulator_ref<T> dst, value_t_<T> value) {
   T old = dst.v;
   dst.v = value < old ? value : old;
   return old;
 }
 template <typename T>
-QD_DEVICE_FN T atomic_max(detail::accumulator_ref<T> dst, T value) {
+QD_DEVICE_FN T atomic_max(detail::accumulator_ref<T> dst, value_t_<T> value) {
   T old = dst.v;
   dst.v = old < value ? value : old;
   return old;
 }
 #define QD_ACCUMULATE_(name, op)                                               \
   template <typename T>                                                        \
-  QD_DEVICE_FN T name(detail::accumulator_ref<T> dst, T value) {               \
+  QD_DEVICE_FN T name(detail::accumulator_ref<T> dst, value_t_<T> value) {     \
     T old = dst.v;                                                             \
     dst.v op value;                                                            \
     return old;                                                                \
