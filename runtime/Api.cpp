@@ -59,7 +59,11 @@ uint64_t next_random_key() {
 } // namespace qd::detail
 Arch qd::current_arch() { return current().device().arch(); }
 void qd::reset() { shutdown(); }
-void qd::sync() { current().device().synchronizeStream(nullptr); }
+void qd::sync() {
+  Runtime &R = current();
+  R.device().synchronizeStream(nullptr);
+  R.checkAsserts("qd::sync");
+}
 
 /// The device, when Generation is the running runtime's; null otherwise.
 static Device *deviceOf(uint64_t Generation) {
@@ -109,12 +113,13 @@ Stream &Stream::operator=(Stream &&O) noexcept {
 
 void Stream::synchronize() const {
   if (!live_)
-    return current().device().synchronizeStream(nullptr);
+    return qd::sync();
   Device *D = deviceOf(generation_);
   if (!D)
     throw Error("qd::Stream::synchronize: the stream belongs to a runtime "
                 "that was reset");
   D->synchronizeStream(handle_);
+  current().checkAsserts("qd::Stream::synchronize");
 }
 
 void Stream::destroy() {

@@ -124,6 +124,7 @@ qdrt_status qdrt_launch_result(qdrt_module *M, uint32_t Kernel,
     if (!Result)
       throw qd::Error("qdrt_launch_result: no place for the result");
     launch("qdrt_launch_result", M, Kernel, Args, Iterations, Stream, Result);
+    current().checkAsserts("qdrt_launch_result");
   });
 }
 

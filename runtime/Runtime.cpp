@@ -78,6 +78,8 @@ LoadedModule &Runtime::load(qdrt_module &M) {
       LM->Functions.push_back(D->getFunction(LM->Native, Desc.tasks[T]));
     for (uint32_t F = 0; F < Desc.num_fields; ++F)
       LM->Fields.push_back(D->getGlobal(LM->Native, Desc.fields[F]));
+    if (Desc.assert_record)
+      LM->AssertRecord = D->getGlobal(LM->Native, *Desc.assert_record);
     Pool.reserve(Desc.max_groups);
   } catch (...) {
     try {
@@ -88,6 +90,30 @@ LoadedModule &Runtime::load(qdrt_module &M) {
   }
   // Only a module that loaded completely is remembered.
   return *Modules.emplace(&M, std::move(LM)).first->second;
+}
+
+void Runtime::checkAsserts(const char *What) {
+  std::lock_guard<std::mutex> Lock(ModulesMutex);
+  for (auto &[M, LM] : Modules) {
+    if (!LM->AssertRecord)
+      continue;
+    // One word per module with assertions, after the work it waited for.
+    uint32_t Failed = 0;
+    D->copyToHost(&Failed, LM->AssertRecord, sizeof(Failed), nullptr);
+    if (!Failed)
+      continue;
+    qdrt_assert_record R;
+    D->copyToHost(&R, LM->AssertRecord, sizeof(R), nullptr);
+    qdrt_assert_record Clear{};
+    D->copyToDevice(LM->AssertRecord, &Clear, sizeof(Clear), nullptr);
+    D->synchronizeStream(nullptr);
+    R.function[sizeof(R.function) - 1] = 0;
+    R.file[sizeof(R.file) - 1] = 0;
+    R.text[sizeof(R.text) - 1] = 0;
+    throw qd::Error(std::string(What) + ": QD_ASSERT failed in '" + R.function +
+                    "' at " + R.file + ":" + std::to_string(R.line) + ": " +
+                    R.text);
+  }
 }
 
 namespace {

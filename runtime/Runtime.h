@@ -27,6 +27,7 @@ struct LoadedModule {
   Handle Native = nullptr;
   std::vector<Handle> Functions; ///< one per task
   std::vector<void *> Fields;    ///< one per field
+  void *AssertRecord = nullptr;  ///< its qdrt_assert_record, if it has one
 };
 
 class Runtime {
@@ -43,6 +44,11 @@ public:
   /// Loads the module on first use and reserves its largest group count
   /// in the pool.
   LoadedModule &load(qdrt_module &M);
+
+  /// After a synchronization: a QD_ASSERT that failed in a loaded module
+  /// is a qd::Error naming where (the record is cleared first, so the
+  /// runtime stays usable). What names the synchronizing call.
+  void checkAsserts(const char *What);
 
   /// Device memory the runtime tracks, so that reset() frees what users
   /// still hold (their buffers then know they belong to a gone runtime).

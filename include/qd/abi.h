@@ -88,6 +88,18 @@ typedef struct qdrt_field_desc {
   void *host_data;  /**< the CPU backend's storage */
 } qdrt_field_desc;
 
+/**
+ * The first failed QD_ASSERT of a module's code, as the failing thread
+ * wrote it: `failed` is set first (atomically, 0 to 1), the rest after.
+ */
+typedef struct qdrt_assert_record {
+  uint32_t failed;
+  uint32_t line;
+  char function[64]; /**< the generated function: <kernel>_t<task>, a QD_FUNC */
+  char file[128];
+  char text[256]; /**< "<condition>: <message>" */
+} qdrt_assert_record;
+
 typedef struct qdrt_module_desc {
   uint32_t abi_version; /**< QDRT_ABI_VERSION of the generating qdc */
   const char *name;
@@ -100,6 +112,12 @@ typedef struct qdrt_module_desc {
   const qdrt_field_desc *fields;
   uint32_t num_fields;
   uint32_t max_groups; /**< the largest num_groups of any kernel */
+  /**
+   * The module's assertion record (a qdrt_assert_record global named like
+   * a field), or null when its code has no QD_ASSERT. The runtime reads it
+   * at synchronization points.
+   */
+  const qdrt_field_desc *assert_record;
 } qdrt_module_desc;
 
 typedef struct qdrt_module qdrt_module;

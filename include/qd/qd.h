@@ -30,6 +30,13 @@
 /// in parallel, its other top-level statements serially, in order.
 #define QD_KERNEL QD_ANNOTATE_("qd.kernel")
 
+/// `QD_ASSERT(cond, "message")` in device code: when cond is false, the
+/// thread records the failure and the task's threads stop their
+/// iterations; the host gets a qd::Error naming the function, file:line,
+/// condition and message at the next synchronization.
+#define QD_ASSERT(cond, message)                                               \
+  ::qd::detail::assert_check_(static_cast<bool>(cond), message)
+
 /// A device function that kernels (and other QD_FUNCs) can call.
 #define QD_FUNC QD_ANNOTATE_("qd.func")
 
@@ -198,6 +205,10 @@ template <typename T> bool isinf(T x) noexcept;
 template <typename T> bool isfinite(T x) noexcept;
 inline constexpr double pi = 3.14159265358979323846;
 inline constexpr double e = 2.71828182845904523536;
+
+namespace detail {
+void assert_check_(bool condition, const char *message) noexcept;
+} // namespace detail
 
 /// Uniform in [0, 1) for float and double, uniform over the type for
 /// integers; the stream depends on the seed (qd::set_random_seed), the

@@ -246,13 +246,16 @@ private:
     const Stmt *Loop =
         Tk.Kind == TaskKind::Serial ? nullptr : K.findStmt(Tk.StmtIds.front());
     std::vector<Reduced> Reductions = emitScalarBindings(K, Tk, Loop, OS);
+    // A failed QD_ASSERT ends the CPU thread's chunk by an exception.
+    llvm::StringRef Try = M.UsesAsserts ? T.getAssertTry() : "";
+    llvm::StringRef Catch = M.UsesAsserts ? T.getAssertCatch() : "";
 
     if (Tk.Kind == TaskKind::Serial) {
-      OS << T.getSerialGuard();
+      OS << Try << T.getSerialGuard();
       for (unsigned Id : Tk.StmtIds)
         if (const Stmt *S = K.findStmt(Id))
           OS << getSerialStmt(K, *S);
-      OS << "  }\n}\n";
+      OS << "  }\n" << Catch << "}\n";
       return;
     }
     Task Local = Tk;
@@ -263,7 +266,10 @@ private:
       if (!T.hasHostTripFunctions())
         OS << "  " << names::Count << " = " << getTripCount(Local) << ";\n";
     }
-    OS << (Reductions.empty() ? T.getIndexLoop() : T.getReductionIndexLoop());
+    OS << Try
+       << (Reductions.empty() ? T.getIndexLoop() : T.getReductionIndexLoop());
+    if (M.UsesAsserts)
+      OS << "    if (QD_ASSERT_STOPPED_())\n      break;\n";
     if (K.UsesRandom)
       OS << "    qd::detail::rng_iteration_(qd_k_);\n";
     emitIndexVars(Local, OS);
@@ -273,7 +279,7 @@ private:
          << names::accumulator(I) << "};\n";
     if (Loop && Loop->LoopBody.isValid())
       OS << Src.snippet(Loop->LoopBody);
-    OS << "  }\n";
+    OS << "  }\n" << Catch;
     for (size_t I = 0; I < Reductions.size(); ++I)
       OS << "  qd::detail::reduce<" << getReduceOpTag(Reductions[I].Op) << ">(&"
          << names::Scalars << "->"
@@ -376,7 +382,13 @@ private:
 
 std::string codegen::rewriteModule(const Module &M, const TargetHooks &T,
                                    llvm::StringRef InputPath) {
-  return KernelRewriter(M, T, InputPath).rewrite();
+  // The assertion record comes before the user's code, whose QD_ASSERTs
+  // name it.
+  std::string Record;
+  if (M.UsesAsserts)
+    Record = T.getFieldQualifier().str() + "qdrt_assert_record " +
+             names::AssertRecord.str() + ";\n";
+  return Record + KernelRewriter(M, T, InputPath).rewrite();
 }
 
 std::string codegen::generateDeviceSource(const Module &M, const TargetHooks &T,

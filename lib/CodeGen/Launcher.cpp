@@ -57,6 +57,10 @@ public:
     emitTasks(NumTasks);
     emitKernels();
     emitFields();
+    if (M.UsesAsserts)
+      OS << "const qdrt_field_desc qd_assert_desc_ = {.name = \""
+         << names::AssertRecord << "\", .bytes = sizeof(qdrt_assert_record), "
+         << ".host_data = &" << names::AssertRecord << "};\n";
     OS << "const qdrt_module_desc " << names::Descriptor << " = {"
        << ".abi_version = QDRT_ABI_VERSION, .name = \"" << Namespace
        << "\", .images = " << tableOrNull(names::Images, Images.size())
@@ -67,7 +71,8 @@ public:
        << ", .num_kernels = " << M.Kernels.size()
        << ", .fields = " << tableOrNull(names::Fields, M.Fields.size())
        << ", .num_fields = " << M.Fields.size()
-       << ", .max_groups = " << MaxGroups << "};\n";
+       << ", .max_groups = " << MaxGroups << ", .assert_record = "
+       << (M.UsesAsserts ? "&qd_assert_desc_" : "nullptr") << "};\n";
   }
 
 private:

@@ -28,6 +28,8 @@ inline constexpr llvm::StringLiteral Index = "qd_k_";     ///< linear index
 inline constexpr llvm::StringLiteral Rest = "qd_r_";      ///< ndrange divide
 /// The kernel scalars of the call, in device memory.
 inline constexpr llvm::StringLiteral Scalars = "qd_scalars_";
+/// The module's assertion record (qdrt_assert_record).
+inline constexpr llvm::StringLiteral AssertRecord = "qd_assert_record_";
 /// The argument-block member with the call's key for qd::random.
 inline constexpr llvm::StringLiteral RandomKey = "qd_random_key_";
 /// The return value's place among them.

@@ -108,6 +108,10 @@ public:
     return "  if (qd_begin_ == 0 && qd_end_) {";
   }
   bool hasHostTripFunctions() const override { return true; }
+  llvm::StringRef getAssertTry() const override { return "  try {\n"; }
+  llvm::StringRef getAssertCatch() const override {
+    return "  } catch (const qd::detail::assert_stop_ &) {\n  }\n";
+  }
   llvm::StringRef getIndexLoop() const override {
     return "  for (uint64_t qd_k_ = qd_begin_; qd_k_ < qd_end_; ++qd_k_) {\n"
            "    qd::detail::cpu_iteration_ = qd_k_;\n";

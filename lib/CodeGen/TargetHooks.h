@@ -33,6 +33,10 @@ public:
   virtual std::string getBanner(llvm::StringRef SourceFile) const = 0;
   /// What goes before a field's declaration ("__device__ " on GPUs).
   virtual llvm::StringRef getFieldQualifier() const = 0;
+  /// Around a task's work when the module has QD_ASSERTs: on the CPU a
+  /// failure throws, which ends the thread's chunk.
+  virtual llvm::StringRef getAssertTry() const { return {}; }
+  virtual llvm::StringRef getAssertCatch() const { return {}; }
   /// What goes before the declarations of the .qd's functions that device
   /// code calls without QD_FUNC ("__host__ __device__ " on GPUs).
   virtual llvm::StringRef getImplicitDeviceQualifier() const { return {}; }

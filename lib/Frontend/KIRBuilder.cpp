@@ -686,6 +686,7 @@ public:
   kir::Module take() {
     M.ImplicitDeviceFunctions = Rules.getImplicitDeviceFunctionStarts();
     M.Records = Rules.takeRecords();
+    M.UsesAsserts = isQdDetailReferenced("assert_check_");
     bool Random = usesQdTemplate("random") || usesQdTemplate("randn");
     for (kir::Kernel &K : M.Kernels)
       K.UsesRandom = Random;
@@ -781,6 +782,23 @@ private:
         if (const auto *FT = dyn_cast<clang::FunctionTemplateDecl>(Found))
           if (!FT->specializations().empty())
             return true;
+    }
+    return false;
+  }
+
+  /// Whether the function qd::detail::<Name> is used (QD_ASSERT calls one).
+  bool isQdDetailReferenced(llvm::StringRef Name) {
+    for (const clang::Decl *D : Ctx.getTranslationUnitDecl()->decls()) {
+      const auto *NS = dyn_cast<clang::NamespaceDecl>(D);
+      if (!NS || NS->getName() != "qd")
+        continue;
+      for (const clang::NamedDecl *Inner :
+           NS->lookup(&Ctx.Idents.get("detail")))
+        if (const auto *Detail = dyn_cast<clang::NamespaceDecl>(Inner))
+          for (const clang::NamedDecl *Found :
+               Detail->lookup(&Ctx.Idents.get(Name)))
+            if (Found->isReferenced())
+              return true;
     }
     return false;
   }

@@ -632,6 +632,32 @@ int main() {
                 Ad[1] == -25.0);
   }
 
+  {
+    auto ErrorOf = [](auto Fn) -> std::string {
+      try {
+        Fn();
+      } catch (const qd::Error &E) {
+        return E.what();
+      }
+      return "";
+    };
+    language::assert_loop(-1); // no iteration divides by zero
+    Ok.that("a QD_ASSERT that holds", ErrorOf([] { qd::sync(); }).empty());
+    language::assert_loop(77);
+    std::string Loop = ErrorOf([] { qd::sync(); });
+    Ok.that("a failed QD_ASSERT in a QD_FUNC is a qd::Error at qd::sync",
+            Loop.find("QD_ASSERT failed in 'checked_div'") !=
+                    std::string::npos &&
+                Loop.find("language.qd:") != std::string::npos &&
+                Loop.find("b != 0: division by zero") != std::string::npos);
+    std::string Serial = ErrorOf([] { language::assert_serial(-3); });
+    Ok.that("a failed QD_ASSERT in a kernel returning a value, at the call",
+            Serial.find("n >= 0: n must not be negative") != std::string::npos);
+    Ok.that("after a failed QD_ASSERT the runtime goes on",
+            language::assert_serial(21) == 42 &&
+                ErrorOf([] { qd::sync(); }).empty());
+  }
+
   // An empty array never reaches a kernel with iterations to run, and an
   // array from before qd::reset() is an error, not freed memory.
   auto Throws = [](auto Fn) {

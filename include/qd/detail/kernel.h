@@ -21,6 +21,7 @@
 #define QD_STREAM_PARALLEL
 #define QD_FUNC QD_DEVICE_FN
 
+#include "qd/abi.h"
 #include "qd/detail/math_list.h"
 #include "qd/linalg.h"
 
@@ -535,6 +536,45 @@ template <typename T> QD_DEVICE_FN T reduce_max(T v) {
 }
 } // namespace warp
 } // namespace simt
+
+// Assertions (DESIGN section 1.2): the first failure of a module is
+// recorded in its qd_assert_record_ (generated when the module has a
+// QD_ASSERT), which the runtime reads at synchronization points; the
+// task's loops stop at their next iteration (QD_ASSERT_STOPPED_), and on
+// the CPU the failing thread's chunk stops at once.
+namespace detail {
+struct assert_stop_ {};
+QD_DEVICE_FN inline void assert_copy_(char *dst, unsigned cap, const char *a,
+                                      const char *b = nullptr) {
+  unsigned n = 0;
+  for (; a && *a && n + 1 < cap; ++a)
+    dst[n++] = *a;
+  for (; b && *b && n + 1 < cap; ++b)
+    dst[n++] = *b;
+  dst[n] = 0;
+}
+QD_DEVICE_FN inline void assert_fail_(qdrt_assert_record *r, const char *cond,
+                                      const char *message, const char *file,
+                                      unsigned line, const char *function) {
+  uint32_t expected = 0, one = 1;
+  if (__atomic_compare_exchange(&r->failed, &expected, &one, /*weak=*/false,
+                                __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    r->line = line;
+    assert_copy_(r->function, sizeof(r->function), function);
+    assert_copy_(r->file, sizeof(r->file), file);
+    char head[160];
+    assert_copy_(head, sizeof(head), cond, ": ");
+    assert_copy_(r->text, sizeof(r->text), head, message);
+  }
+  QD_ASSERT_STOP_;
+}
+} // namespace detail
+#define QD_ASSERT(cond, message)                                               \
+  ((cond) ? (void)0                                                            \
+          : ::qd::detail::assert_fail_(&::qd_assert_record_, #cond, message,   \
+                                       __FILE__, __LINE__, __func__))
+#define QD_ASSERT_STOPPED_()                                                   \
+  __atomic_load_n(&::qd_assert_record_.failed, __ATOMIC_RELAXED)
 
 // Random numbers (DESIGN section 1.2): Philox4x32-10, counter-based. The
 // key is the call's (a function of the seed and of how many calls came

@@ -344,6 +344,8 @@ struct Module {
   std::vector<Field> Fields;
   std::vector<Function> Functions;
   std::vector<Kernel> Kernels;
+  /// The module's code has a QD_ASSERT: it gets an assertion record.
+  bool UsesAsserts = false;
   /// The user structs used as elements, dependencies first.
   std::vector<Record> Records;
   /// Where the declarations of the user's functions that device code calls
