@@ -6,7 +6,9 @@
 #
 # QDC_EXECUTABLE names the qdc target to run (qdc::qdc from the installed
 # package, qdc in qdc's own build) and QDC_RUNTIME_TARGET the libqdrt
-# target to link (qdc::qdrt, or qdc::qdrt_static).
+# target to link (qdc::qdrt, or qdc::qdrt_static). QDC_KERNEL_DEPENDS, when
+# set (qdc's own build), lists files every object depends on besides its
+# depfile: the prelude headers, which depfiles leave out as system headers.
 function(qdc_add_kernels target)
   cmake_parse_arguments(ARG "" "" "OFFLOAD_ARCH;OPTIONS" ${ARGN})
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/qdc/${target})
@@ -28,7 +30,7 @@ function(qdc_add_kernels target)
       COMMAND ${QDC_EXECUTABLE} ${abs} -o ${object} -H ${header}
               -MD -MF ${object}.d -MT ${object}
               ${arch_flags} ${ARG_OPTIONS}
-      DEPENDS ${abs} $<TARGET_FILE:${QDC_EXECUTABLE}>
+      DEPENDS ${abs} $<TARGET_FILE:${QDC_EXECUTABLE}> ${QDC_KERNEL_DEPENDS}
       DEPFILE ${object}.d
       COMMENT "qdc ${source}"
       VERBATIM)

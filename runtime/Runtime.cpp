@@ -45,7 +45,9 @@ void *Runtime::allocate(size_t Bytes) {
     throw qd::Error("allocate: " + std::to_string(Bytes) +
                     " bytes is too large: more than " +
                     std::to_string(PTRDIFF_MAX));
-  void *P = D->allocate(Bytes);
+  // Whole 32-bit words: an 8- or 16-bit atomic on a GPU is a
+  // compare-and-swap of the enclosing word, which must lie inside.
+  void *P = D->allocate((Bytes + 3) / 4 * 4);
   try {
     std::lock_guard<std::mutex> Lock(BuffersMutex);
     Buffers.insert(P);

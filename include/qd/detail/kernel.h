@@ -32,7 +32,9 @@ namespace qd {
 template <typename T, int64_t... Dims> struct field {
   static constexpr int rank = sizeof...(Dims);
   static constexpr int64_t size = (Dims * ... * int64_t(1));
-  T data[size];
+  // At least 4-byte aligned and sized: an 8- or 16-bit atomic is a
+  // compare-and-swap of the enclosing 32-bit word, which must lie inside.
+  alignas(sizeof(T) < 4 ? 4 : alignof(T)) T data[size];
 
   // The arrays below end in a 0 so that a rank-0 field has them too.
   static constexpr QD_DEVICE_FN int64_t shape(int d) {
