@@ -347,7 +347,8 @@ std::optional<std::string> Sema::getRecord(clang::QualType T) {
   for (const char *Name : {"vec", "mat"})
     if (const auto *Spec = getQdSpecialization(T, Name)) {
       const clang::TemplateArgumentList &Args = Spec->getTemplateArgs();
-      if (Args.size() < 2 || Args[0].getKind() != clang::TemplateArgument::Type ||
+      if (Args.size() < 2 ||
+          Args[0].getKind() != clang::TemplateArgument::Type ||
           !getScalarType(Args[0].getAsType(), Ctx))
         return std::nullopt;
       clang::PrintingPolicy Policy(Ctx.getLangOpts());

@@ -1,4 +1,4 @@
-//===- qd/detail/math_list.h - The device math functions ---------*- C++ -*-===//
+//===- qd/detail/math_list.h - The device math functions ------ -*- C++ -*-===//
 //
 // Part of qdc. The math functions of DESIGN section 1.2 that need a math
 // library on GPUs (libdevice on CUDA, the ROCm device libraries on AMD; libm
@@ -13,9 +13,10 @@
 
 /// One argument.
 #define QD_MATH_LIBRARY_1_(X)                                                  \
-  X(cbrt) X(exp) X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sin)     \
-  X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(erf)        \
-  X(round)
+  X(cbrt)                                                                      \
+  X(exp)                                                                       \
+  X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sin) X(cos) X(tan)       \
+      X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(erf) X(round)
 /// Two arguments.
 #define QD_MATH_LIBRARY_2_(X) X(pow) X(atan2) X(fmod) X(hypot)
 

@@ -14,7 +14,8 @@
 // Math through Clang's builtins: libm calls, without parsing <cmath>.
 #define QD_DEVICE_FN
 /// A failed QD_ASSERT ends the failing thread's chunk of the task.
-#define QD_ASSERT_STOP_ throw ::qd::detail::assert_stop_{}
+#define QD_ASSERT_STOP_                                                        \
+  throw ::qd::detail::assert_stop_ {}
 #define QD_MATH_ATTR_(name)
 #define QD_MATH_F32_(name) __builtin_##name##f
 #define QD_MATH_F64_(name) __builtin_##name
