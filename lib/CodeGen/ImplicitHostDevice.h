@@ -1,5 +1,4 @@
-//===- ImplicitHostDevice.h - User functions callable on the device -*- C++
-//-*-===//
+//===- ImplicitHostDevice.h - User code callable on the device -*- C++ -*-===//
 //
 // Part of qdc. Kernels call the user's ordinary functions, member functions,
 // operators, lambdas and templates without QD_FUNC. In the .qd itself the
