@@ -170,6 +170,8 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
     addDepfile(Set, Opts, Paths, Session.getDependencies());
     return Set.commit();
   }
+  // Index checks report through the module's assertion record.
+  M->UsesAsserts = M->UsesAsserts || Opts.Tools.CheckIndices;
   return writeOutputs(Opts, Paths, *M, Tools, Session.getDependencies());
 }
 

@@ -103,6 +103,10 @@ struct Parser {
         ->check(CLI::IsMember({"0", "1", "2", "3"}));
     App.add_flag("-g", Opts.Tools.DebugInfo,
                  "Line information in the generated code");
+    App.add_flag("--debug", Opts.Tools.CheckIndices,
+                 "Check every field and ndarray index in device code: an "
+                 "index out of bounds is a qd::Error at the next "
+                 "synchronization");
     App.add_flag("--MD", Opts.WriteDepfile,
                  "Write a depfile listing every file the input includes");
     App.add_option("--MF", Opts.DepfilePath,

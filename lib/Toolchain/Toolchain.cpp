@@ -203,6 +203,8 @@ std::vector<std::string> Toolchain::getCommonCompileArgs() const {
   for (const std::string &Def : Opts.Defines)
     Args.push_back("-D" + Def);
   Args.push_back("-D__QDC__=1");
+  if (Opts.CheckIndices)
+    Args.push_back("-DQD_DEBUG=1");
   if (Opts.DebugInfo)
     Args.push_back("-gline-tables-only");
   return Args;

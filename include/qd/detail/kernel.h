@@ -25,7 +25,36 @@
 #include "qd/detail/math_list.h"
 #include "qd/linalg.h"
 
+#ifdef QD_DEBUG
+// qdc --debug: index checks report through the module's assertion record,
+// which the generated code defines.
+extern QD_GLOBAL_ qdrt_assert_record qd_assert_record_;
+#endif
+
 namespace qd {
+
+namespace detail {
+/// qdc --debug: records "index <i> is out of bounds of <what> of shape
+/// (<dims>)" as the module's assertion failure (QD_ASSERT's path).
+QD_DEVICE_FN void bounds_fail_(const char *what, int64_t index,
+                               const int64_t *shape, int rank);
+/// The element a failed check returns instead (the loops stop at their
+/// next iteration).
+template <typename T> QD_GLOBAL_ T bounds_dummy_var_;
+template <typename T> QD_DEVICE_FN T &bounds_dummy_() {
+  return bounds_dummy_var_<T>;
+}
+} // namespace detail
+
+#ifdef QD_DEBUG
+#define QD_CHECK_INDEX_(what, i, n, shape, rank)                               \
+  if ((i) < 0 || (i) >= (n)) {                                                 \
+    ::qd::detail::bounds_fail_(what, i, shape, rank);                          \
+    return ::qd::detail::bounds_dummy_<T>();                                   \
+  }
+#else
+#define QD_CHECK_INDEX_(what, i, n, shape, rank)
+#endif
 
 /// A module-level field: the storage itself. On GPUs the generated code
 /// makes the variable a device global; on the CPU it is a host global.
@@ -41,15 +70,21 @@ template <typename T, int64_t... Dims> struct field {
     constexpr int64_t dims[] = {Dims..., 0};
     return dims[d];
   }
-  QD_DEVICE_FN T &operator[](int64_t i) { return data[i]; }
+  QD_DEVICE_FN T &operator[](int64_t i) {
+    [[maybe_unused]] constexpr int64_t dims[] = {Dims..., 0};
+    QD_CHECK_INDEX_("a field", i, size, dims, rank)
+    return data[i];
+  }
   template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) {
     static_assert(sizeof...(Is) == sizeof...(Dims),
                   "a field is indexed with one index per dimension");
     const int64_t idx[] = {int64_t(is)..., 0};
     constexpr int64_t dims[] = {Dims..., 0};
     int64_t flat = 0;
-    for (int d = 0; d < rank; ++d)
+    for (int d = 0; d < rank; ++d) {
+      QD_CHECK_INDEX_("a field", idx[d], dims[d], dims, rank)
       flat = flat * dims[d] + idx[d];
+    }
     return data[flat];
   }
 };
@@ -61,14 +96,28 @@ template <typename T, int Dims> struct ndarray {
   int64_t extent[Dims > 0 ? Dims : 1]; // rank 0: one value, no extent
 
   QD_DEVICE_FN int64_t shape(int d) const { return extent[d]; }
-  QD_DEVICE_FN T &operator[](int64_t i) const { return ptr[i]; }
+  QD_DEVICE_FN T &operator[](int64_t i) const {
+#ifdef QD_DEBUG
+    int64_t n = ptr ? 1 : 0;
+    for (int d = 0; d < Dims; ++d)
+      n *= extent[d];
+    QD_CHECK_INDEX_("an ndarray", i, n, extent, Dims)
+#endif
+    return ptr[i];
+  }
   template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) const {
     static_assert(sizeof...(Is) == Dims,
                   "an ndarray is indexed with one index per dimension");
     const int64_t idx[] = {int64_t(is)..., 0};
+#ifdef QD_DEBUG
+    QD_CHECK_INDEX_("an ndarray", ptr ? int64_t(0) : int64_t(-1), 1, extent,
+                    Dims)
+#endif
     int64_t flat = 0;
-    for (int d = 0; d < Dims; ++d)
+    for (int d = 0; d < Dims; ++d) {
+      QD_CHECK_INDEX_("an ndarray", idx[d], extent[d], extent, Dims)
       flat = flat * extent[d] + idx[d];
+    }
     return ptr[flat];
   }
 };
@@ -571,6 +620,43 @@ QD_DEVICE_FN inline void assert_fail_(qdrt_assert_record *r, const char *cond,
   QD_ASSERT_STOP_;
 }
 } // namespace detail
+#ifdef QD_DEBUG
+QD_DEVICE_FN inline void detail::bounds_fail_(const char *what, int64_t index,
+                                              const int64_t *shape, int rank) {
+  // "index <i> is out of bounds of <what> of shape (<d0>, <d1>)".
+  char text[200];
+  unsigned n = 0;
+  auto put = [&](const char *s) {
+    for (; *s && n + 1 < sizeof(text); ++s)
+      text[n++] = *s;
+  };
+  auto num = [&](int64_t v) {
+    char digits[24];
+    int k = 0;
+    uint64_t u = v < 0 ? uint64_t(-(v + 1)) + 1 : uint64_t(v);
+    do
+      digits[k++] = char('0' + u % 10);
+    while ((u /= 10) && k < 23);
+    if (v < 0 && n + 1 < sizeof(text))
+      text[n++] = '-';
+    while (k > 0 && n + 1 < sizeof(text))
+      text[n++] = digits[--k];
+  };
+  put("index ");
+  num(index);
+  put(" is out of bounds of ");
+  put(what);
+  put(" of shape (");
+  for (int d = 0; d < rank; ++d) {
+    if (d)
+      put(", ");
+    num(shape[d]);
+  }
+  put(")");
+  text[n] = 0;
+  assert_fail_(&::qd_assert_record_, text, "found by qdc --debug", "", 0, "");
+}
+#endif
 #define QD_ASSERT(cond, message)                                               \
   ((cond) ? (void)0                                                            \
           : ::qd::detail::assert_fail_(&::qd_assert_record_, #cond, message,   \

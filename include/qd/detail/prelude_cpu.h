@@ -13,6 +13,7 @@
 
 // Math through Clang's builtins: libm calls, without parsing <cmath>.
 #define QD_DEVICE_FN
+#define QD_GLOBAL_
 /// A failed QD_ASSERT ends the failing thread's chunk of the task.
 #define QD_ASSERT_STOP_                                                        \
   throw ::qd::detail::assert_stop_ {}

@@ -25,6 +25,7 @@
 #define __constant__ __attribute__((constant))
 
 #define QD_DEVICE_FN __device__
+#define QD_GLOBAL_ __device__
 /// A failed QD_ASSERT's thread goes on; the loops stop at their next
 /// iteration (no trap: the context stays usable).
 #define QD_ASSERT_STOP_ (void)0

@@ -30,6 +30,8 @@ struct ToolchainOptions {
   std::string Std = "c++20";
   unsigned OptLevel = 3;
   bool DebugInfo = false;
+  /// qdc --debug: every field and ndarray index is checked (QD_DEBUG).
+  bool CheckIndices = false;
   bool WarningsAsErrors = false;
   bool IgnoreWarnings = false;
   bool Verbose = false;
