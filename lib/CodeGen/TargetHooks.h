@@ -1,4 +1,4 @@
-//===- TargetHooks.h - What differs between targets ------------*- C++ -*-===//
+//===- TargetHooks.h - What differs between targets -------------*- C++ -*-===//
 //
 // Part of qdc. The rewriter writes every target's tasks with one algorithm;
 // what differs between CUDA, HIP and the CPU is asked of the target's hook

@@ -1,4 +1,4 @@
-//===- Output.h - Location-less errors, files a run writes -----*- C++ -*-===//
+//===- Output.h - Location-less errors, files a run writes ------*- C++ -*-===//
 //
 // Part of qdc. Every file a run writes goes through one OutputSet: the
 // outputs are checked against the input and each other before any work,

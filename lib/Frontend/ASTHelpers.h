@@ -1,4 +1,4 @@
-//===- ASTHelpers.h - The prelude's vocabulary in the AST ------*- C++ -*-===//
+//===- ASTHelpers.h - The prelude's vocabulary in the AST -------*- C++ -*-===//
 //
 // Part of qdc. What the frontend's builder and checks share: recognising
 // the prelude's constructs (QD_KERNEL, qd::field, qd::range,

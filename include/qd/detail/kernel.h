@@ -1,4 +1,4 @@
-//===- qd/detail/kernel.h - Kernel-side types, generated code --*- C++ -*-===//
+//===- qd/detail/kernel.h - Kernel-side types, generated code ---*- C++ -*-===//
 //
 // Part of qdc. What the kernel vocabulary of <qd/qd.h> becomes in the code
 // qdc generates, shared by every target. A target prelude defines

@@ -1,4 +1,4 @@
-//===- qd/detail/math_list.h - The device math functions -------*- C++ -*-===//
+//===- qd/detail/math_list.h - The device math functions --------*- C++ -*-===//
 //
 // Part of qdc. The math functions of DESIGN section 1.2 that need a math
 // library on GPUs (libdevice on CUDA, the ROCm device libraries on AMD; libm
