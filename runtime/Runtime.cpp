@@ -112,12 +112,10 @@ void Runtime::checkAsserts(const char *What) {
     R.function[sizeof(R.function) - 1] = 0;
     R.file[sizeof(R.file) - 1] = 0;
     R.text[sizeof(R.text) - 1] = 0;
-    // An index check of qdc --debug has no source position.
-    if (!R.file[0])
-      throw qd::Error(std::string(What) + ": " + R.text);
-    throw qd::Error(std::string(What) + ": QD_ASSERT failed in '" + R.function +
-                    "' at " + R.file + ":" + std::to_string(R.line) + ": " +
-                    R.text);
+    throw qd::Error(std::string(What) + ": " +
+                    (R.index_check ? "index check" : "QD_ASSERT") +
+                    " failed in '" + R.function + "' at " + R.file + ":" +
+                    std::to_string(R.line) + ": " + R.text);
   }
 }
 

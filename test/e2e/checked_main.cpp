@@ -32,19 +32,23 @@ int main() {
     checked::write_line(65);
     qd::sync();
   });
-  Ok.that("a field index out of bounds",
-          has(Line, "index 64 is out of bounds of a field of shape (64)"));
+  Ok.that("a field index out of bounds, at its line",
+          has(Line, "index check failed in 'write_line_t0' at ") &&
+              has(Line, "checked.qd:9: index 64 is out of bounds of a field "
+                        "of shape (64)"));
   std::string Grid = errorOf([] {
     checked::write_grid(1);
     qd::sync();
   });
   Ok.that("a 2-D field index out of bounds",
-          has(Grid, "index 4 is out of bounds of a field of shape (4, 4)"));
+          has(Grid, "checked.qd:13: index 4 is out of bounds of a field of "
+                    "shape (4, 4)"));
   static qd::Ndarray<float, 2> X({3, 5});
   X.copy_from(std::vector<float>(15, 1.0f));
   std::string Array = errorOf([] { checked::read_array(X, 3); });
   Ok.that("an ndarray index out of bounds, at the call",
-          has(Array, "index 3 is out of bounds of an ndarray of shape (3, 5)"));
+          has(Array, "checked.qd:18: index 3 is out of bounds of an ndarray "
+                     "of shape (3, 5)"));
   Ok.that("afterwards the runtime goes on",
           checked::read_array(X, 2) == 5.0f &&
               errorOf([] { qd::sync(); }).empty());

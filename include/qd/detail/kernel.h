@@ -33,9 +33,30 @@ extern QD_GLOBAL_ qdrt_assert_record qd_assert_record_;
 namespace qd {
 
 namespace detail {
+#ifdef QD_DEBUG
+/// An index and where the user wrote it: the defaults of its converting
+/// constructor are evaluated at the subscript in the user's code (qdc
+/// --debug only; otherwise an index is a plain int64_t).
+struct index_at_ {
+  int64_t v;
+  unsigned line;
+  const char *file;
+  const char *function;
+  QD_DEVICE_FN index_at_(int64_t v, unsigned line = __builtin_LINE(),
+                         const char *file = __builtin_FILE(),
+                         const char *function = __builtin_FUNCTION())
+      : v(v), line(line), file(file), function(function) {}
+};
+using index_t_ = index_at_;
+QD_DEVICE_FN inline int64_t index_value_(const index_at_ &i) { return i.v; }
+#else
+using index_t_ = int64_t;
+QD_DEVICE_FN inline int64_t index_value_(int64_t i) { return i; }
+#endif
 /// qdc --debug: records "index <i> is out of bounds of <what> of shape
-/// (<dims>)" as the module's assertion failure (QD_ASSERT's path).
-QD_DEVICE_FN void bounds_fail_(const char *what, int64_t index,
+/// (<dims>)" as the module's assertion failure (QD_ASSERT's path), at the
+/// subscript's line.
+QD_DEVICE_FN void bounds_fail_(const char *what, const index_t_ &index,
                                const int64_t *shape, int rank);
 /// The element a failed check returns instead (the loops stop at their
 /// next iteration).
@@ -47,9 +68,41 @@ template <typename T> QD_DEVICE_FN T &bounds_dummy_() {
 
 #ifdef QD_DEBUG
 #define QD_CHECK_INDEX_(what, i, n, shape, rank)                               \
-  if ((i) < 0 || (i) >= (n)) {                                                 \
+  if (::qd::detail::index_value_(i) < 0 ||                                     \
+      ::qd::detail::index_value_(i) >= (n)) {                                  \
     ::qd::detail::bounds_fail_(what, i, shape, rank);                          \
     return ::qd::detail::bounds_dummy_<T>();                                   \
+  }
+// Subscripts with up to four indices, each with its position; the body
+// (the macro's last argument) computes the element from idx[], an array
+// of index_at_.
+#define QD_INDEXED_CALLS_(Const, Rank, ...)                                    \
+  QD_DEVICE_FN T &operator()() Const {                                         \
+    static_assert(Rank == 0, "one index per dimension");                       \
+    const detail::index_at_ idx[] = {{0}};                                     \
+    __VA_ARGS__                                                                \
+  }                                                                            \
+  QD_DEVICE_FN T &operator()(detail::index_at_ a) Const {                      \
+    static_assert(Rank == 1, "one index per dimension");                       \
+    const detail::index_at_ idx[] = {a};                                       \
+    __VA_ARGS__                                                                \
+  }                                                                            \
+  QD_DEVICE_FN T &operator()(detail::index_at_ a, detail::index_at_ b) Const { \
+    static_assert(Rank == 2, "one index per dimension");                       \
+    const detail::index_at_ idx[] = {a, b};                                    \
+    __VA_ARGS__                                                                \
+  }                                                                            \
+  QD_DEVICE_FN T &operator()(detail::index_at_ a, detail::index_at_ b,         \
+                             detail::index_at_ c) Const {                      \
+    static_assert(Rank == 3, "one index per dimension");                       \
+    const detail::index_at_ idx[] = {a, b, c};                                 \
+    __VA_ARGS__                                                                \
+  }                                                                            \
+  QD_DEVICE_FN T &operator()(detail::index_at_ a, detail::index_at_ b,         \
+                             detail::index_at_ c, detail::index_at_ d) Const { \
+    static_assert(Rank == 4, "one index per dimension");                       \
+    const detail::index_at_ idx[] = {a, b, c, d};                              \
+    __VA_ARGS__                                                                \
   }
 #else
 #define QD_CHECK_INDEX_(what, i, n, shape, rank)
@@ -69,23 +122,33 @@ template <typename T, int64_t... Dims> struct field {
     constexpr int64_t dims[] = {Dims..., 0};
     return dims[d];
   }
-  QD_DEVICE_FN T &operator[](int64_t i) {
+  QD_DEVICE_FN T &operator[](detail::index_t_ i) {
     [[maybe_unused]] constexpr int64_t dims[] = {Dims..., 0};
     QD_CHECK_INDEX_("a field", i, size, dims, rank)
-    return data[i];
+    return data[detail::index_value_(i)];
   }
+#ifdef QD_DEBUG
+  QD_INDEXED_CALLS_(, rank, {
+    constexpr int64_t dims[] = {Dims..., 0};
+    int64_t flat = 0;
+    for (int d = 0; d < rank; ++d) {
+      QD_CHECK_INDEX_("a field", idx[d], dims[d], dims, rank)
+      flat = flat * dims[d] + idx[d].v;
+    }
+    return data[flat];
+  })
+#else
   template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) {
     static_assert(sizeof...(Is) == sizeof...(Dims),
                   "a field is indexed with one index per dimension");
     const int64_t idx[] = {int64_t(is)..., 0};
     constexpr int64_t dims[] = {Dims..., 0};
     int64_t flat = 0;
-    for (int d = 0; d < rank; ++d) {
-      QD_CHECK_INDEX_("a field", idx[d], dims[d], dims, rank)
+    for (int d = 0; d < rank; ++d)
       flat = flat * dims[d] + idx[d];
-    }
     return data[flat];
   }
+#endif
 };
 
 /// An ndarray argument: a pointer and a shape, row-major. The launcher
@@ -95,30 +158,40 @@ template <typename T, int Dims> struct ndarray {
   int64_t extent[Dims > 0 ? Dims : 1]; // rank 0: one value, no extent
 
   QD_DEVICE_FN int64_t shape(int d) const { return extent[d]; }
-  QD_DEVICE_FN T &operator[](int64_t i) const {
+  QD_DEVICE_FN T &operator[](detail::index_t_ i) const {
 #ifdef QD_DEBUG
+    // An array without memory has no valid index.
     int64_t n = ptr ? 1 : 0;
     for (int d = 0; d < Dims; ++d)
       n *= extent[d];
     QD_CHECK_INDEX_("an ndarray", i, n, extent, Dims)
 #endif
-    return ptr[i];
+    return ptr[detail::index_value_(i)];
   }
+#ifdef QD_DEBUG
+  QD_INDEXED_CALLS_(const, Dims, {
+    int64_t flat = 0;
+    for (int d = 0; d < Dims; ++d) {
+      QD_CHECK_INDEX_("an ndarray", idx[d], extent[d], extent, Dims)
+      flat = flat * extent[d] + idx[d].v;
+    }
+    if (!ptr) {
+      detail::bounds_fail_("an ndarray", idx[0], extent, Dims);
+      return detail::bounds_dummy_<T>();
+    }
+    return ptr[flat];
+  })
+#else
   template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) const {
     static_assert(sizeof...(Is) == Dims,
                   "an ndarray is indexed with one index per dimension");
     const int64_t idx[] = {int64_t(is)..., 0};
-#ifdef QD_DEBUG
-    QD_CHECK_INDEX_("an ndarray", ptr ? int64_t(0) : int64_t(-1), 1, extent,
-                    Dims)
-#endif
     int64_t flat = 0;
-    for (int d = 0; d < Dims; ++d) {
-      QD_CHECK_INDEX_("an ndarray", idx[d], extent[d], extent, Dims)
+    for (int d = 0; d < Dims; ++d)
       flat = flat * extent[d] + idx[d];
-    }
     return ptr[flat];
   }
+#endif
 };
 
 // Ranges in device code: a `qd::range`/`qd::ndrange` loop nested in a loop
@@ -605,11 +678,13 @@ QD_DEVICE_FN inline void assert_copy_(char *dst, unsigned cap, const char *a,
 }
 QD_DEVICE_FN inline void assert_fail_(qdrt_assert_record *r, const char *cond,
                                       const char *message, const char *file,
-                                      unsigned line, const char *function) {
+                                      unsigned line, const char *function,
+                                      bool index_check = false) {
   uint32_t expected = 0, one = 1;
   if (__atomic_compare_exchange(&r->failed, &expected, &one, /*weak=*/false,
                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     r->line = line;
+    r->index_check = index_check;
     assert_copy_(r->function, sizeof(r->function), function);
     assert_copy_(r->file, sizeof(r->file), file);
     char head[160];
@@ -620,8 +695,10 @@ QD_DEVICE_FN inline void assert_fail_(qdrt_assert_record *r, const char *cond,
 }
 } // namespace detail
 #ifdef QD_DEBUG
-QD_DEVICE_FN inline void detail::bounds_fail_(const char *what, int64_t index,
+QD_DEVICE_FN inline void detail::bounds_fail_(const char *what,
+                                              const index_t_ &at,
                                               const int64_t *shape, int rank) {
+  int64_t index = at.v;
   // "index <i> is out of bounds of <what> of shape (<d0>, <d1>)".
   char text[200];
   unsigned n = 0;
@@ -653,7 +730,8 @@ QD_DEVICE_FN inline void detail::bounds_fail_(const char *what, int64_t index,
   }
   put(")");
   text[n] = 0;
-  assert_fail_(&::qd_assert_record_, text, "found by qdc --debug", "", 0, "");
+  assert_fail_(&::qd_assert_record_, text, "found by qdc --debug", at.file,
+               at.line, at.function, /*index_check=*/true);
 }
 #endif
 #define QD_ASSERT(cond, message)                                               \
