@@ -113,7 +113,9 @@ void Runtime::checkAsserts(const char *What) {
     R.file[sizeof(R.file) - 1] = 0;
     R.text[sizeof(R.text) - 1] = 0;
     throw qd::Error(std::string(What) + ": " +
-                    (R.index_check ? "index check" : "QD_ASSERT") +
+                    (R.kind == 1   ? "index check"
+                     : R.kind == 2 ? "assert"
+                                   : "QD_ASSERT") +
                     " failed in '" + R.function + "' at " + R.file + ":" +
                     std::to_string(R.line) + ": " + R.text);
   }

@@ -95,7 +95,7 @@ typedef struct qdrt_field_desc {
 typedef struct qdrt_assert_record {
   uint32_t failed;
   uint32_t line;
-  uint32_t index_check; /**< 0: a QD_ASSERT; 1: an index check of --debug */
+  uint32_t kind; /**< 0: QD_ASSERT; 1: an index check of --debug; 2: assert */
   char function[64]; /**< the generated function: <kernel>_t<task>, a QD_FUNC */
   char file[128];
   char text[256]; /**< "<condition>: <message>" */

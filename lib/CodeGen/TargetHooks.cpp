@@ -108,9 +108,19 @@ public:
     return "  if (qd_begin_ == 0 && qd_end_) {";
   }
   bool hasHostTripFunctions() const override { return true; }
-  llvm::StringRef getAssertTry() const override { return "  try {\n"; }
+  llvm::StringRef getAssertTry() const override {
+    // A failed assert jumps back here; a failed QD_ASSERT throws.
+    return "  jmp_buf qd_jump_;\n"
+           "  if (setjmp(qd_jump_)) {\n"
+           "    qd::detail::cpu_assert_jump_ = nullptr;\n"
+           "    return;\n"
+           "  }\n"
+           "  qd::detail::cpu_assert_jump_ = &qd_jump_;\n"
+           "  try {\n";
+  }
   llvm::StringRef getAssertCatch() const override {
-    return "  } catch (const qd::detail::assert_stop_ &) {\n  }\n";
+    return "  } catch (const qd::detail::assert_stop_ &) {\n  }\n"
+           "  qd::detail::cpu_assert_jump_ = nullptr;\n";
   }
   llvm::StringRef getIndexLoop() const override {
     return "  for (uint64_t qd_k_ = qd_begin_; qd_k_ < qd_end_; ++qd_k_) {\n"

@@ -686,7 +686,8 @@ public:
   kir::Module take() {
     M.ImplicitDeviceFunctions = Rules.getImplicitDeviceFunctionStarts();
     M.Records = Rules.takeRecords();
-    M.UsesAsserts = isQdDetailReferenced("assert_check_");
+    M.UsesAsserts = isQdDetailReferenced("assert_check_") ||
+                    isGlobalReferenced("__assert_fail");
     bool Random = usesQdTemplate("random") || usesQdTemplate("randn");
     for (kir::Kernel &K : M.Kernels)
       K.UsesRandom = Random;
@@ -783,6 +784,16 @@ private:
           if (!FT->specializations().empty())
             return true;
     }
+    return false;
+  }
+
+  /// Whether the global function Name is used (assert calls
+  /// __assert_fail).
+  bool isGlobalReferenced(llvm::StringRef Name) {
+    for (const clang::NamedDecl *Found :
+         Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get(Name)))
+      if (Found->isReferenced())
+        return true;
     return false;
   }
 

@@ -148,6 +148,9 @@ void Sema::checkDeviceNode(const clang::Stmt *S) {
           << Callee->getQualifiedNameAsString();
     return;
   }
+  // assert: qd/detail/kernel.h has its device version.
+  if (InLibrary && Name == "__assert_fail")
+    return;
   if (InLibrary) {
     if (!isLibraryDeviceCallable(Callee))
       Diags.report(DiagID::err_device_host_call, Src.getLoc(S->getBeginLoc()))

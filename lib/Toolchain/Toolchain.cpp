@@ -242,7 +242,10 @@ std::vector<std::string> Toolchain::getDeviceArgs(llvm::StringRef Arch) const {
 
 std::vector<std::string> Toolchain::getHostArgs() const {
   std::vector<std::string> Args = getCommonCompileArgs();
-  Args.insert(Args.end(), {"-x", "c++", "-c", "-fPIC"});
+  Args.insert(Args.end(), {"-x", "c++", "-c", "-fPIC",
+                           // A failed assert in CPU task code leaves the
+                           // task (qd/detail/kernel.h), not the process.
+                           "-D__assert_fail=qd_assert_fail_cpu_"});
   return Args;
 }
 

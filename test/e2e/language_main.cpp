@@ -656,6 +656,19 @@ int main() {
     Ok.that("after a failed QD_ASSERT the runtime goes on",
             language::assert_serial(21) == 42 &&
                 ErrorOf([] { qd::sync(); }).empty());
+    language::std_assert(-1);
+    Ok.that("an assert that holds", ErrorOf([] { qd::sync(); }).empty());
+    language::std_assert(100);
+    std::string Std = ErrorOf([] { qd::sync(); });
+    Ok.that("a failed assert is a qd::Error at qd::sync",
+            Std.find("assert failed in ") != std::string::npos &&
+                Std.find("i != bad && \"an iteration the caller forbade\"") !=
+                    std::string::npos);
+    Ok.that("after a failed assert the runtime goes on",
+            ErrorOf([] {
+              language::std_assert(-1);
+              qd::sync();
+            }).empty());
   }
 
   // An empty array never reaches a kernel with iterations to run, and an

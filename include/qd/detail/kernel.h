@@ -24,11 +24,9 @@
 #include "qd/detail/math_list.h"
 #include "qd/linalg.h"
 
-#ifdef QD_DEBUG
-// qdc --debug: index checks report through the module's assertion record,
-// which the generated code defines.
+// The module's assertion record, which the generated code defines when the
+// module has a QD_ASSERT or an assert, or is built with qdc --debug.
 extern QD_GLOBAL_ qdrt_assert_record qd_assert_record_;
-#endif
 
 namespace qd {
 
@@ -679,16 +677,16 @@ QD_DEVICE_FN inline void assert_copy_(char *dst, unsigned cap, const char *a,
 QD_DEVICE_FN inline void assert_fail_(qdrt_assert_record *r, const char *cond,
                                       const char *message, const char *file,
                                       unsigned line, const char *function,
-                                      bool index_check = false) {
+                                      uint32_t kind = 0) {
   uint32_t expected = 0, one = 1;
   if (__atomic_compare_exchange(&r->failed, &expected, &one, /*weak=*/false,
                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
     r->line = line;
-    r->index_check = index_check;
+    r->kind = kind;
     assert_copy_(r->function, sizeof(r->function), function);
     assert_copy_(r->file, sizeof(r->file), file);
     char head[160];
-    assert_copy_(head, sizeof(head), cond, ": ");
+    assert_copy_(head, sizeof(head), cond, message && *message ? ": " : "");
     assert_copy_(r->text, sizeof(r->text), head, message);
   }
   QD_ASSERT_STOP_;
@@ -731,7 +729,7 @@ QD_DEVICE_FN inline void detail::bounds_fail_(const char *what,
   put(")");
   text[n] = 0;
   assert_fail_(&::qd_assert_record_, text, "found by qdc --debug", at.file,
-               at.line, at.function, /*index_check=*/true);
+               at.line, at.function, /*kind=*/1);
 }
 #endif
 #define QD_ASSERT(cond, message)                                               \
@@ -929,5 +927,49 @@ template <typename Op, typename T> QD_DEVICE_FN void reduce(T *dst, T v) {
 
 } // namespace detail
 } // namespace qd
+
+// The standard assert (<assert.h>, which follows NDEBUG) reports as
+// QD_ASSERT does. GPUs: a device overload of glibc's __assert_fail, as
+// Clang's CUDA headers have. The CPU: the CPU code is compiled with
+// __assert_fail renamed to qd_assert_fail_cpu_, which records the failure
+// and leaves the task's chunk by longjmp (glibc declares the function
+// noexcept and noreturn, so it can neither throw nor return); outside a
+// task it is glibc's own.
+#if defined(__CUDA__) || defined(__HIP__)
+__device__ static inline void __assert_fail(const char *expr, const char *file,
+                                            unsigned line,
+                                            const char *function) {
+  qd::detail::assert_fail_(&::qd_assert_record_, expr, "", file, line, function,
+                           /*kind=*/2);
+}
+#else
+extern "C" [[noreturn]] void qd_real_assert_fail_(const char *, const char *,
+                                                  unsigned,
+                                                  const char *) noexcept
+    __asm__("__assert_fail");
+namespace qd::detail {
+inline thread_local jmp_buf *cpu_assert_jump_ = nullptr;
+} // namespace qd::detail
+extern "C" [[noreturn]] inline void
+qd_assert_fail_cpu_(const char *expr, const char *file, unsigned line,
+                    const char *function) noexcept {
+  jmp_buf *jump = qd::detail::cpu_assert_jump_;
+  if (!jump)
+    qd_real_assert_fail_(expr, file, line, function);
+  uint32_t expected = 0, one = 1;
+  if (__atomic_compare_exchange(&::qd_assert_record_.failed, &expected, &one,
+                                false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    qd_assert_record_.line = line;
+    qd_assert_record_.kind = 2;
+    qd::detail::assert_copy_(qd_assert_record_.function,
+                             sizeof(qd_assert_record_.function), function);
+    qd::detail::assert_copy_(qd_assert_record_.file,
+                             sizeof(qd_assert_record_.file), file);
+    qd::detail::assert_copy_(qd_assert_record_.text,
+                             sizeof(qd_assert_record_.text), expr);
+  }
+  longjmp(*jump, 1);
+}
+#endif
 
 #endif // QD_DETAIL_KERNEL_H

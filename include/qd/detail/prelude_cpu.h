@@ -8,6 +8,7 @@
 #ifndef QD_DETAIL_PRELUDE_CPU_H
 #define QD_DETAIL_PRELUDE_CPU_H
 
+#include <csetjmp>
 #include <cstddef>
 #include <cstdint>
 
