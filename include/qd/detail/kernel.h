@@ -799,15 +799,17 @@ template <typename T = float> QD_DEVICE_FN T randn() {
   uint32_t w[4];
   detail::rng_next_(w);
   if constexpr (__is_same(T, float)) {
-    float u1 = float((w[0] >> 8) + 1) * (1.0f / 16777216.0f); // (0, 1]
-    float u2 = float(w[1] >> 8) * (1.0f / 16777216.0f);
-    return sqrt(-2.0f * log(u1)) * cos(float(2 * pi) * u2);
+    // T, not float: the math calls wait for the instantiation, so a target
+    // without its math library fails only where randn is used.
+    T u1 = T((w[0] >> 8) + 1) * T(1.0f / 16777216.0f); // (0, 1]
+    T u2 = T(w[1] >> 8) * T(1.0f / 16777216.0f);
+    return sqrt(T(-2) * log(u1)) * cos(T(2 * pi) * u2);
   } else {
     uint64_t a = (uint64_t(w[1]) << 32) | w[0];
     uint64_t b = (uint64_t(w[3]) << 32) | w[2];
-    double u1 = double((a >> 11) + 1) * (1.0 / 9007199254740992.0);
-    double u2 = double(b >> 11) * (1.0 / 9007199254740992.0);
-    return sqrt(-2.0 * log(u1)) * cos(2 * pi * u2);
+    T u1 = T((a >> 11) + 1) * T(1.0 / 9007199254740992.0);
+    T u2 = T(b >> 11) * T(1.0 / 9007199254740992.0);
+    return sqrt(T(-2) * log(u1)) * cos(T(2 * pi) * u2);
   }
 }
 
