@@ -920,6 +920,33 @@ struct op_max {
   }
 };
 
+/// Combines the accumulators of a block (every thread calls it, after its
+/// loop): within each warp by shuffles (32 lanes on NVIDIA, 32 or 64 on
+/// AMD), then the warps' results through shared memory. True in the one
+/// thread that holds the block's result in v. A CPU block is one thread; a
+/// block whose size is not a multiple of the warp has a partial warp,
+/// which cannot shuffle: there every thread is its own leader.
+template <typename Op, typename T> QD_DEVICE_FN bool block_combine(T &v) {
+  uint32_t width = warp_size_(), ntid = block_size_();
+  if (ntid == 1 || ntid % width != 0)
+    return true;
+  uint32_t tid = block_thread_idx_(), lane = tid % width, warp = tid / width;
+  for (uint32_t o = width / 2; o > 0; o /= 2)
+    v = Op::combine(v, simt::warp::shfl_down_sync(0xffffffffu, v, o));
+  QD_SHARED_ T partial[32]; // 1024 threads in warps of 32 at most
+  if (lane == 0)
+    partial[warp] = v;
+  block_barrier_();
+  if (warp == 0) {
+    v = lane < ntid / width ? partial[lane] : Op::template identity<T>();
+    for (uint32_t o = width / 2; o > 0; o /= 2)
+      v = Op::combine(v, simt::warp::shfl_down_sync(0xffffffffu, v, o));
+  }
+  // partial may be used again by the next reduction of this thread.
+  block_barrier_();
+  return tid == 0;
+}
+
 /// Combines every thread's accumulator v into *dst: called by every thread
 /// of the task, after its loop.
 template <typename Op, typename T> QD_DEVICE_FN void reduce(T *dst, T v) {

@@ -15,6 +15,7 @@
 // Math through Clang's builtins: libm calls, without parsing <cmath>.
 #define QD_DEVICE_FN
 #define QD_GLOBAL_
+#define QD_SHARED_ static
 /// A failed QD_ASSERT ends the failing thread's chunk of the task.
 #define QD_ASSERT_STOP_                                                        \
   throw ::qd::detail::assert_stop_ {}
@@ -31,11 +32,6 @@ template <typename T> inline T atomic_fadd(T *p, T v) {
                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED))
     next = old + v;
   return old;
-}
-/// On the CPU each chunk of a task's iterations has one accumulator, which
-/// updates the kernel scalar atomically by itself.
-template <typename Op, typename T> inline bool block_combine(T &) {
-  return true;
 }
 /// Atomics on the CPU are valid on any memory.
 inline bool is_thread_private(const void *) { return false; }
@@ -55,6 +51,10 @@ inline rng_slot_ &rng_slot_for_thread_() {
 }
 inline uint64_t global_thread_idx_() { return cpu_iteration_; }
 inline uint32_t block_thread_idx_() { return 0; }
+/// A block is one thread: each chunk of a task's iterations has one
+/// accumulator, which updates the kernel scalar atomically by itself.
+inline uint32_t block_size_() { return 1; }
+inline void block_barrier_() {}
 inline uint32_t lane_id_() { return 0; }
 inline uint32_t warp_size_() { return 1; }
 inline uint64_t ballot_(bool pred) { return pred ? 1 : 0; }

@@ -37,43 +37,11 @@ __device__ inline uint64_t index_stride() {
   return uint64_t(__nvvm_read_ptx_sreg_nctaid_x()) *
          uint64_t(__nvvm_read_ptx_sreg_ntid_x());
 }
-/// One value of a 32- or 64-bit T from the lane `offset` above.
-template <typename T> __device__ inline T shfl_down_(T v, unsigned offset) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "32- or 64-bit values");
-  unsigned words[sizeof(T) / 4];
-  __builtin_memcpy(words, &v, sizeof(T));
-  for (unsigned i = 0; i < sizeof(T) / 4; ++i)
-    words[i] = unsigned(__nvvm_shfl_sync_down_i32(0xffffffffu, int(words[i]),
-                                                  int(offset), 0x1f));
-  __builtin_memcpy(&v, words, sizeof(T));
-  return v;
+/// The threads of the block, and its barrier (__syncthreads).
+__device__ inline uint32_t block_size_() {
+  return __nvvm_read_ptx_sreg_ntid_x();
 }
-/// Combines the accumulators of a block (every thread calls it, after its
-/// loop): shuffles within each warp, then the warps' results through shared
-/// memory. True in the one thread that holds the block's result in v. A
-/// block whose size is not a multiple of 32 has a partial warp, which
-/// cannot shuffle: there every thread is its own leader.
-template <typename Op, typename T> __device__ inline bool block_combine(T &v) {
-  unsigned ntid = __nvvm_read_ptx_sreg_ntid_x();
-  if (ntid % 32 != 0)
-    return true;
-  unsigned tid = __nvvm_read_ptx_sreg_tid_x();
-  unsigned lane = tid % 32, warp = tid / 32;
-  for (unsigned o = 16; o > 0; o /= 2)
-    v = Op::combine(v, shfl_down_(v, o));
-  __shared__ T partial[32];
-  if (lane == 0)
-    partial[warp] = v;
-  __nvvm_bar_sync(0);
-  if (warp == 0) {
-    v = lane < ntid / 32 ? partial[lane] : Op::template identity<T>();
-    for (unsigned o = 16; o > 0; o /= 2)
-      v = Op::combine(v, shfl_down_(v, o));
-  }
-  // partial may be used again by the next reduction of this thread.
-  __nvvm_bar_sync(0);
-  return tid == 0;
-}
+__device__ inline void block_barrier_() { __nvvm_bar_sync(0); }
 // GPU-level operations (qd::simt) on 32-bit words.
 __device__ inline uint64_t global_thread_idx_() { return first_index(); }
 __device__ inline uint32_t block_thread_idx_() {

@@ -26,6 +26,7 @@
 
 #define QD_DEVICE_FN __device__
 #define QD_GLOBAL_ __device__
+#define QD_SHARED_ __shared__
 /// A failed QD_ASSERT's thread goes on; the loops stop at their next
 /// iteration (no trap: the context stays usable).
 #define QD_ASSERT_STOP_ (void)0

@@ -42,21 +42,6 @@ __device__ inline double atomic_fadd(double *p, double v) {
 /// Every thread updates the kernel scalar with its own accumulator: the
 /// wavefront and block combine of the CUDA prelude is not written for AMD
 /// yet.
-/// One value of a 32- or 64-bit T from the lane `offset` above, within a
-/// wavefront of `width` lanes (wrapping around: the lanes that read past
-/// the end hold values nobody uses).
-template <typename T>
-__device__ inline T shfl_down_(T v, unsigned lane, unsigned offset,
-                               unsigned width) {
-  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "32- or 64-bit values");
-  int words[sizeof(T) / 4];
-  __builtin_memcpy(words, &v, sizeof(T));
-  int from = int(((lane + offset) % width) * 4);
-  for (unsigned i = 0; i < sizeof(T) / 4; ++i)
-    words[i] = __builtin_amdgcn_ds_bpermute(from, words[i]);
-  __builtin_memcpy(&v, words, sizeof(T));
-  return v;
-}
 /// __syncthreads(): every thread of the block arrives, and what each
 /// wrote to shared memory before is visible to all after.
 __device__ inline void block_barrier_() {
@@ -64,35 +49,9 @@ __device__ inline void block_barrier_() {
   __builtin_amdgcn_s_barrier();
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
-/// Combines the accumulators of a block as on CUDA (prelude_cuda.h): within
-/// each wavefront (32 or 64 lanes), then the wavefronts' results through
-/// shared memory. True in the one thread that holds the block's result. A
-/// block whose size is not a multiple of the wavefront has a partial one:
-/// there every thread is its own leader.
-template <typename Op, typename T> __device__ inline bool block_combine(T &v) {
-  unsigned width = unsigned(__builtin_amdgcn_wavefrontsize());
-  unsigned ntid = __builtin_amdgcn_workgroup_size_x();
-  if (ntid % width != 0)
-    return true;
-  unsigned tid = __builtin_amdgcn_workitem_id_x();
-  unsigned lane = tid % width, wave = tid / width;
-  for (unsigned o = width / 2; o > 0; o /= 2)
-    v = Op::combine(v, shfl_down_(v, lane, o, width));
-  __shared__ T partial[32]; // 1024 threads in waves of 32 at most
-  if (lane == 0)
-    partial[wave] = v;
-  block_barrier_();
-  if (wave == 0) {
-    v = lane < ntid / width ? partial[lane] : Op::template identity<T>();
-    for (unsigned o = width / 2; o > 0; o /= 2)
-      v = Op::combine(v, shfl_down_(v, lane, o, width));
-  }
-  // partial may be used again by the next reduction of this thread.
-  block_barrier_();
-  return tid == 0;
+__device__ inline uint32_t block_size_() {
+  return __builtin_amdgcn_workgroup_size_x();
 }
-/// Whether p is in this thread's private memory (a kernel's local
-/// variable): atomics there need none.
 // GPU-level operations (qd::simt) on 32-bit words. The mask arguments
 // are CUDA's; a wavefront always runs its active lanes together.
 __device__ inline uint64_t global_thread_idx_() { return first_index(); }
