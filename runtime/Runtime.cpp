@@ -115,6 +115,7 @@ void Runtime::checkAsserts(const char *What) {
     throw qd::Error(std::string(What) + ": " +
                     (R.kind == 1   ? "index check"
                      : R.kind == 2 ? "assert"
+                     : R.kind == 3 ? "block sync check"
                                    : "QD_ASSERT") +
                     " failed in '" + R.function + "' at " + R.file + ":" +
                     std::to_string(R.line) + ": " + R.text);

@@ -95,7 +95,9 @@ typedef struct qdrt_field_desc {
 typedef struct qdrt_assert_record {
   uint32_t failed;
   uint32_t line;
-  uint32_t kind; /**< 0: QD_ASSERT; 1: an index check of --debug; 2: assert */
+  /** 0: QD_ASSERT; 1: an index check of --debug; 2: assert; 3: a loop with
+   * block syncs whose iteration count does not fill whole blocks */
+  uint32_t kind;
   char function[64]; /**< the generated function: <kernel>_t<task>, a QD_FUNC */
   char file[128];
   char text[256]; /**< "<condition>: <message>" */

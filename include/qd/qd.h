@@ -223,6 +223,19 @@ uint64_t global_thread_idx() noexcept;
 namespace simt {
 namespace block {
 uint32_t thread_idx() noexcept;
+/// The threads of a block: the loop's block_dim on GPUs, 1 on the CPU.
+uint32_t size() noexcept;
+/// A barrier of the block's threads (__syncthreads), in the body of a
+/// parallel loop with a block_dim whose iteration count fills whole blocks.
+void sync() noexcept;
+/// An array shared by the threads of a block, declared in a parallel loop's
+/// body without an initializer; buf[i], or buf(i, j) for more extents.
+template <typename T, int64_t... N> struct shared_array {
+  static constexpr int64_t size() noexcept { return (N * ...); }
+  T &operator[](int64_t i) noexcept;
+  const T &operator[](int64_t i) const noexcept;
+  template <typename... I> T &operator()(I... i) noexcept;
+};
 } // namespace block
 namespace warp {
 uint32_t lane_id() noexcept;

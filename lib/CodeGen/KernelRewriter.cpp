@@ -266,10 +266,18 @@ private:
       if (!T.hasHostTripFunctions())
         OS << "  " << names::Count << " = " << getTripCount(Local) << ";\n";
     }
+    bool Sync = Loop && Loop->BlockSync.isValid();
+    if (Sync && T.hasThreadBlocks())
+      OS << "  if (!qd::detail::block_uniform_(&" << names::AssertRecord << ", "
+         << names::Count << ", " << getStringLiteral(Loop->BlockSync.File)
+         << ", " << Loop->BlockSync.Line << ", __func__))\n    return;\n";
     OS << Try
        << (Reductions.empty() ? T.getIndexLoop() : T.getReductionIndexLoop());
+    // Threads that wait at a barrier leave the loop together.
     if (M.UsesAsserts)
-      OS << "    if (QD_ASSERT_STOPPED_())\n      break;\n";
+      OS << (Sync ? "    if (qd::detail::block_any_(QD_ASSERT_STOPPED_()))\n"
+                  : "    if (QD_ASSERT_STOPPED_())\n")
+         << "      break;\n";
     if (K.UsesRandom)
       OS << "    qd::detail::rng_iteration_(qd_k_);\n";
     emitIndexVars(Local, OS);
@@ -278,7 +286,7 @@ private:
          << Reductions[I].Var->Type << "> " << Reductions[I].Var->Name << "{"
          << names::accumulator(I) << "};\n";
     if (Loop && Loop->LoopBody.isValid())
-      OS << Src.snippet(Loop->LoopBody);
+      OS << getLoopBody(*Loop);
     OS << "  }\n" << Catch;
     for (size_t I = 0; I < Reductions.size(); ++I)
       OS << "  qd::detail::reduce<" << getReduceOpTag(Reductions[I].Op) << ">(&"
@@ -286,6 +294,21 @@ private:
          << names::scalarMember(*Reductions[I].Var, Reductions[I].Id) << ", "
          << names::accumulator(I) << ");\n";
     OS << "}\n";
+  }
+
+  /// The loop's body, its shared_array declarations qualified for the
+  /// target.
+  std::string getLoopBody(const Stmt &Loop) const {
+    llvm::StringRef Qualifier = T.getSharedQualifier();
+    if (Qualifier.empty() || Loop.SharedArrays.empty())
+      return Src.snippet(Loop.LoopBody);
+    std::string Out = Src.lineDirective(Loop.LoopBody.Begin);
+    unsigned Pos = Loop.LoopBody.Begin;
+    for (unsigned At : Loop.SharedArrays) {
+      Out += Src.slice({Pos, At}).str() + Qualifier.str();
+      Pos = At;
+    }
+    return Out + Src.slice({Pos, Loop.LoopBody.End}).str() + ";\n";
   }
 
   /// Parameters and recomputed locals, at the start of every task.

@@ -41,6 +41,8 @@ public:
   llvm::StringRef getImplicitDeviceQualifier() const override {
     return "__host__ __device__ ";
   }
+  llvm::StringRef getSharedQualifier() const override { return "__shared__ "; }
+  bool hasThreadBlocks() const override { return true; }
   void emitEntry(llvm::raw_ostream &OS, const kir::Kernel &K,
                  const kir::Task &Tk) const override {
     OS << "extern \"C\" __global__ void " << Tk.Name << "(";

@@ -39,6 +39,12 @@ public:
   /// What goes before the declarations of the .qd's functions that device
   /// code calls without QD_FUNC ("__host__ __device__ " on GPUs).
   virtual llvm::StringRef getImplicitDeviceQualifier() const { return {}; }
+  /// What goes before a qd::simt::block::shared_array declaration
+  /// ("__shared__ " on GPUs; on the CPU a block is one thread).
+  virtual llvm::StringRef getSharedQualifier() const { return {}; }
+  /// Whether a block has several threads, so that a loop calling
+  /// qd::simt::block::sync checks that its blocks are whole when it starts.
+  virtual bool hasThreadBlocks() const { return false; }
   /// A task's entry point up to its opening brace and the binding of the
   /// argument block to `qd_args_` (when the kernel has parameters).
   virtual void emitEntry(llvm::raw_ostream &OS, const kir::Kernel &K,

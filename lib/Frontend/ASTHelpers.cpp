@@ -58,6 +58,24 @@ bool isQdFunction(const clang::FunctionDecl *FD, llvm::StringRef Name) {
          FD->getName() == Name && isQdContext(FD->getDeclContext());
 }
 
+/// qd::simt::block, at file scope.
+static bool isSimtBlock(const clang::DeclContext *DC) {
+  const auto *NS = dyn_cast<clang::NamespaceDecl>(DC);
+  return NS && NS->getName() == "block" && isQdContext(NS->getParent(), "simt");
+}
+
+bool isBlockSync(const clang::FunctionDecl *FD) {
+  return FD && FD->getIdentifier() && FD->getName() == "sync" &&
+         isSimtBlock(FD->getDeclContext());
+}
+
+bool isSharedArrayType(clang::QualType T) {
+  const auto *Spec = dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(
+      T.getCanonicalType()->getAsCXXRecordDecl());
+  return Spec && Spec->getName() == "shared_array" &&
+         isSimtBlock(Spec->getDeclContext());
+}
+
 /// The callee of a statement of the form `qd::<Name>(...)`, as a call.
 const clang::CallExpr *getQdCall(const clang::Stmt *S, llvm::StringRef Name) {
   const auto *E = dyn_cast_or_null<clang::Expr>(S);

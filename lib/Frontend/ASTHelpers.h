@@ -38,6 +38,10 @@ getQdSpecialization(clang::QualType T, llvm::StringRef Name);
 bool isQdFunction(const clang::FunctionDecl *FD, llvm::StringRef Name);
 /// The callee of a statement of the form `qd::<Name>(...)`, as a call.
 const clang::CallExpr *getQdCall(const clang::Stmt *S, llvm::StringRef Name);
+/// Whether FD is qd::simt::block::sync.
+bool isBlockSync(const clang::FunctionDecl *FD);
+/// Whether T is a qd::simt::block::shared_array<...>.
+bool isSharedArrayType(clang::QualType T);
 /// Whether S is a QD_STREAM_PARALLEL block.
 bool isStreamParallelBlock(const clang::Stmt *S);
 /// The KIR scalar type of T, if it is one.

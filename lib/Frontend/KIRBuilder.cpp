@@ -40,6 +40,48 @@ using namespace qdc::frontend;
 
 namespace {
 
+/// What the kernels' loops say about blocks of threads, across kernels.
+class BlockFacts {
+public:
+  explicit BlockFacts(const clang::SourceManager &SM) : SM(SM) {}
+
+  /// Whether calling FD reaches qd::simt::block::sync: FD is it, or one
+  /// of the user's functions it calls, at any depth, does.
+  bool reachesSync(const clang::FunctionDecl *FD) {
+    if (!FD)
+      return false;
+    if (isBlockSync(FD))
+      return true;
+    const clang::FunctionDecl *Def = nullptr;
+    if (!FD->hasBody(Def) || SM.isInSystemHeader(Def->getLocation()))
+      return false;
+    auto [It, Inserted] = Reaches.try_emplace(Def, false);
+    if (!Inserted)
+      return It->second; // known, or being walked (a recursive call)
+    bool Found = false;
+    llvm::SmallVector<const clang::Stmt *, 32> Work{Def->getBody()};
+    while (!Found && !Work.empty()) {
+      const clang::Stmt *S = Work.pop_back_val();
+      if (!S)
+        continue;
+      if (const auto *Call = dyn_cast<clang::CallExpr>(S))
+        Found = reachesSync(Call->getDirectCallee());
+      else if (const auto *Make = dyn_cast<clang::CXXConstructExpr>(S))
+        Found = reachesSync(Make->getConstructor());
+      for (const clang::Stmt *Child : S->children())
+        Work.push_back(Child);
+    }
+    return Reaches[Def] = Found;
+  }
+
+  /// shared_array declarations found in parallel loops' bodies.
+  llvm::DenseSet<const clang::VarDecl *> SharedArraysInLoops;
+
+private:
+  const clang::SourceManager &SM;
+  llvm::DenseMap<const clang::FunctionDecl *, bool> Reaches;
+};
+
 //===----------------------------------------------------------------------===//
 // Kernels
 //===----------------------------------------------------------------------===//
@@ -47,8 +89,8 @@ namespace {
 class KernelBuilder {
 public:
   KernelBuilder(clang::ASTContext &Ctx, SourceInfo &Src, Sema &Rules,
-                const clang::FunctionDecl *FD)
-      : Ctx(Ctx), Src(Src), Rules(Rules), FD(FD) {}
+                BlockFacts &Blocks, const clang::FunctionDecl *FD)
+      : Ctx(Ctx), Src(Src), Rules(Rules), Blocks(Blocks), FD(FD) {}
 
   kir::Kernel build() {
     K.Name = FD->getNameAsString();
@@ -499,6 +541,10 @@ private:
       noteLocalUse(Ref, ItemId, Parent);
     if (CurrentLoop)
       noteStatementAtomic(S, Parent);
+    if (const auto *DS = dyn_cast<clang::DeclStmt>(S))
+      noteSharedArray(DS);
+    else if (const auto *Call = dyn_cast<clang::CallExpr>(S))
+      noteBlockSync(Call);
 
     llvm::StringRef Inner = Context;
     if (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
@@ -522,6 +568,30 @@ private:
         isa<clang::ParenExpr>(S) || (Member && !Member->isArrow()) ? Parent : S;
     for (const clang::Stmt *Child : S->children())
       walk(Child, ItemId, Inner, ChildParent, Depth + 1);
+  }
+
+  /// A qd::simt::block::shared_array declared in a parallel loop's body
+  /// (anywhere else, the module reports it).
+  void noteSharedArray(const clang::DeclStmt *DS) {
+    const auto *V = dyn_cast<clang::VarDecl>(*DS->decl_begin());
+    if (!CurrentLoop || !V || !isSharedArrayType(V->getType()))
+      return;
+    for (const clang::Decl *D : DS->decls())
+      if (const auto *Each = dyn_cast<clang::VarDecl>(D))
+        Blocks.SharedArraysInLoops.insert(Each);
+    if (std::optional<unsigned> At = Rules.checkSharedArrayDecl(DS))
+      CurrentLoop->SharedArrays.push_back(*At);
+  }
+
+  /// A call that reaches qd::simt::block::sync: the loop runs whole
+  /// blocks; a serial statement has none.
+  void noteBlockSync(const clang::CallExpr *Call) {
+    if (!Blocks.reachesSync(Call->getDirectCallee()))
+      return;
+    if (!CurrentLoop)
+      Rules.reportSerialBlockSync(Call->getBeginLoc());
+    else if (!CurrentLoop->BlockSync.isValid())
+      CurrentLoop->BlockSync = Src.getLoc(Call->getBeginLoc());
   }
 
   /// Whether S stands as a statement of Parent (its value unused).
@@ -642,6 +712,7 @@ private:
   clang::ASTContext &Ctx;
   SourceInfo &Src;
   Sema &Rules;
+  BlockFacts &Blocks;
   const clang::FunctionDecl *FD;
   kir::Kernel K;
   unsigned NextId = 0;
@@ -688,6 +759,16 @@ public:
     M.Records = Rules.takeRecords();
     M.UsesAsserts = isQdDetailReferenced("assert_check_") ||
                     isGlobalReferenced("__assert_fail");
+    // A loop with block syncs checks its blocks are whole on the device,
+    // and reports it through the assertion record.
+    for (const kir::Kernel &K : M.Kernels)
+      for (const kir::Stmt &Top : K.Body)
+        kir::walkStmts(Top, [&](const kir::Stmt &S) {
+          M.UsesAsserts |= S.BlockSync.isValid();
+        });
+    for (const clang::VarDecl *V : SharedArrays)
+      if (!Blocks.SharedArraysInLoops.contains(V))
+        Rules.reportMisplacedSharedArray(V);
     bool Random = usesQdTemplate("random") || usesQdTemplate("randn");
     for (kir::Kernel &K : M.Kernels)
       K.UsesRandom = Random;
@@ -735,6 +816,8 @@ public:
   }
 
   bool VisitVarDecl(clang::VarDecl *V) {
+    if (!isInPrelude(V) && isSharedArrayType(V->getType()))
+      SharedArrays.push_back(V);
     if (isa<clang::ParmVarDecl>(V) || isInPrelude(V) ||
         !V->getDeclContext()->getRedeclContext()->isFileContext())
       return true;
@@ -834,13 +917,16 @@ private:
 
   void visitKernel(const clang::FunctionDecl *FD) {
     if (Rules.checkKernelDecl(FD))
-      M.Kernels.push_back(KernelBuilder(Ctx, Src, Rules, FD).build());
+      M.Kernels.push_back(KernelBuilder(Ctx, Src, Rules, Blocks, FD).build());
   }
 
   clang::ASTContext &Ctx;
   clang::SourceManager &SM;
   SourceInfo Src;
   Sema Rules;
+  BlockFacts Blocks{SM};
+  /// Every qd::simt::block::shared_array variable of the user's code.
+  std::vector<const clang::VarDecl *> SharedArrays;
   kir::Module M;
   std::unique_ptr<clang::MangleContext> Mangler;
 };

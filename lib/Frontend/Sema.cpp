@@ -298,6 +298,39 @@ static void findOuterJumps(const clang::Stmt *S, SourceInfo &Src,
     findOuterJumps(Child, Src, Diags, BreaksOwned, Depth + 1);
 }
 
+std::optional<unsigned> Sema::checkSharedArrayDecl(const clang::DeclStmt *DS) {
+  const auto *V = clang::dyn_cast<clang::VarDecl>(*DS->decl_begin());
+  if (!V)
+    return std::nullopt;
+  SourceLoc Loc = Src.getLoc(V->getLocation());
+  std::string Name = V->getNameAsString();
+  // `__shared__` goes before the declaration: it must hold nothing else.
+  kir::TextRange Range = Src.getRange(DS->getSourceRange());
+  if (!DS->isSingleDecl() || !Range.isValid()) {
+    Diags.report(DiagID::err_shared_array_declaration, Loc) << Name;
+    return std::nullopt;
+  }
+  const auto *Init =
+      clang::dyn_cast_or_null<clang::CXXConstructExpr>(V->getInit());
+  bool Default = !V->getInit() || (Init && Init->getNumArgs() == 0 &&
+                                   !Init->isListInitialization());
+  if (!Default || V->getStorageClass() != clang::SC_None || V->isConstexpr() ||
+      V->getType().isConstQualified()) {
+    Diags.report(DiagID::err_shared_array_init, Loc) << Name;
+    return std::nullopt;
+  }
+  return Range.Begin;
+}
+
+void Sema::reportMisplacedSharedArray(const clang::VarDecl *V) {
+  Diags.report(DiagID::err_shared_array_place, Src.getLoc(V->getLocation()))
+      << V->getNameAsString();
+}
+
+void Sema::reportSerialBlockSync(clang::SourceLocation Loc) {
+  Diags.report(DiagID::err_block_sync_serial, Src.getLoc(Loc));
+}
+
 void Sema::checkNoBreak(const clang::Stmt *Body) {
   findOuterJumps(Body, Src, Diags);
 }

@@ -78,6 +78,15 @@ public:
   bool checkLoopBounds(const clang::Stmt *Loop,
                        llvm::ArrayRef<const clang::Expr *> Bounds);
 
+  /// A declaration of a qd::simt::block::shared_array in a parallel loop's
+  /// body: alone, no initializer or storage class, spelled in the .qd.
+  /// Returns the offset where GPU code puts `__shared__`.
+  std::optional<unsigned> checkSharedArrayDecl(const clang::DeclStmt *DS);
+  /// A shared_array V declared anywhere else.
+  void reportMisplacedSharedArray(const clang::VarDecl *V);
+  /// qd::simt::block::sync reached, at Loc, from a serial statement.
+  void reportSerialBlockSync(clang::SourceLocation Loc);
+
   /// Where, in the main file, the declarations of the user's functions that
   /// device code calls start (without QD_FUNC): the device compile makes
   /// them host and device.

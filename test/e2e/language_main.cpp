@@ -448,6 +448,47 @@ int main() {
   }
 
   {
+    std::vector<float> In(4096);
+    for (int I = 0; I < 4096; ++I)
+      In[I] = float(I % 97);
+    language::blk_in.copy_from(In);
+    language::block_ops();
+    int B = language::blk_size.to_vector()[0];
+    std::vector<float> Next = language::blk_next.to_vector(),
+                       Sum = language::blk_sum.to_vector();
+    std::vector<int> Next2 = language::blk_next2.to_vector();
+    bool Shared = B >= 1 && B <= 128, Sums = Shared;
+    for (int I = 0; Shared && I < 4096; ++I) {
+      int U = I / B * B + (I % B + 1) % B;
+      Shared = Next[I] == In[U] && Next2[I] == U;
+      float S = 0;
+      for (int K = 0; I % B == 0 && K < B; ++K)
+        S += In[I + K];
+      Sums = Sums && Sum[I] == S;
+    }
+    Ok.that("shared_array and sync: each thread reads its neighbour's value",
+            Shared);
+    Ok.that("shared_array and sync: thread 0 sums its block", Sums);
+    std::string Partial;
+    try {
+      language::block_partial(1000);
+      qd::sync();
+    } catch (const qd::Error &E) {
+      Partial = E.what();
+    }
+    // On the CPU a block is one thread: every count fills whole blocks.
+    Ok.that("block syncs in a loop that does not fill whole blocks",
+            B == 1 ? Partial.empty()
+                   : Partial.find("the loop's 1000 iterations are not a "
+                                  "multiple of its block_dim (128)") !=
+                         std::string::npos);
+    language::block_partial(1024);
+    qd::sync();
+    Ok.that("afterwards, a loop of whole blocks runs",
+            language::blk_next2.to_vector()[1000] == 1000 / B * B);
+  }
+
+  {
     constexpr int N = 1 << 18;
     qd::Ndarray<float, 1> U({N});
     qd::Ndarray<double, 1> Nrm({N}), Heads({N});

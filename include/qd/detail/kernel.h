@@ -597,6 +597,33 @@ namespace block {
 QD_DEVICE_FN inline uint32_t thread_idx() {
   return detail::block_thread_idx_();
 }
+/// The threads of a block: the loop's block_dim on GPUs, 1 on the CPU.
+QD_DEVICE_FN inline uint32_t size() { return detail::block_size_(); }
+/// __syncthreads(): every thread of the block waits here, and what each
+/// wrote to shared memory before is visible to all after. Only in the body
+/// of a parallel loop with a block_dim whose iteration count is a multiple
+/// of it (checked when the loop starts), so that every thread of a block
+/// runs as many iterations and reaches every sync.
+QD_DEVICE_FN inline void sync() { detail::block_barrier_(); }
+/// An array shared by the threads of a block: declared in a parallel loop's
+/// body, without an initializer (qdc makes it __shared__ on GPUs; on the
+/// CPU a block is one thread and it is an ordinary local array). Row-major;
+/// buf[i], or buf(i, j) for more dimensions.
+template <typename T, int64_t... N> struct shared_array {
+  static_assert(sizeof...(N) > 0 && ((N > 0) && ...),
+                "a shared_array has one or more positive extents");
+  static constexpr int64_t size() { return (N * ...); }
+  QD_DEVICE_FN T &operator[](int64_t i) { return data_[i]; }
+  QD_DEVICE_FN const T &operator[](int64_t i) const { return data_[i]; }
+  template <typename... I> QD_DEVICE_FN T &operator()(I... i) {
+    static_assert(sizeof...(I) == sizeof...(N),
+                  "one index per extent of the shared_array");
+    int64_t flat = 0;
+    ((flat = flat * N + int64_t(i)), ...);
+    return data_[flat];
+  }
+  T data_[(N * ...)];
+};
 } // namespace block
 namespace warp {
 QD_DEVICE_FN inline uint32_t lane_id() { return detail::lane_id_(); }
@@ -692,19 +719,18 @@ QD_DEVICE_FN inline void assert_fail_(qdrt_assert_record *r, const char *cond,
   QD_ASSERT_STOP_;
 }
 } // namespace detail
-#ifdef QD_DEBUG
-QD_DEVICE_FN inline void detail::bounds_fail_(const char *what,
-                                              const index_t_ &at,
-                                              const int64_t *shape, int rank) {
-  int64_t index = at.v;
-  // "index <i> is out of bounds of <what> of shape (<d0>, <d1>)".
+namespace detail {
+/// A message built on the device: text and numbers, cut at its capacity.
+struct message_ {
   char text[200];
   unsigned n = 0;
-  auto put = [&](const char *s) {
+  QD_DEVICE_FN message_ &put(const char *s) {
     for (; *s && n + 1 < sizeof(text); ++s)
       text[n++] = *s;
-  };
-  auto num = [&](int64_t v) {
+    text[n] = 0;
+    return *this;
+  }
+  QD_DEVICE_FN message_ &num(int64_t v) {
     char digits[24];
     int k = 0;
     uint64_t u = v < 0 ? uint64_t(-(v + 1)) + 1 : uint64_t(v);
@@ -715,20 +741,48 @@ QD_DEVICE_FN inline void detail::bounds_fail_(const char *what,
       text[n++] = '-';
     while (k > 0 && n + 1 < sizeof(text))
       text[n++] = digits[--k];
-  };
-  put("index ");
-  num(index);
-  put(" is out of bounds of ");
-  put(what);
-  put(" of shape (");
-  for (int d = 0; d < rank; ++d) {
-    if (d)
-      put(", ");
-    num(shape[d]);
+    text[n] = 0;
+    return *this;
   }
-  put(")");
-  text[n] = 0;
-  assert_fail_(&::qd_assert_record_, text, "found by qdc --debug", at.file,
+};
+/// A loop that calls qd::simt::block::sync runs when its iteration count
+/// is a multiple of the block size: every thread of a block then runs as
+/// many iterations of the grid-stride loop and reaches every sync. Else the
+/// first thread records why and no thread runs it (the same answer for
+/// all, so none waits at a barrier the others never reach).
+QD_DEVICE_FN inline bool block_uniform_(qdrt_assert_record *r, uint64_t n,
+                                        const char *file, unsigned line,
+                                        const char *function) {
+  uint32_t b = block_size_();
+  if (n % b == 0)
+    return true;
+  if (global_thread_idx_() == 0) {
+    message_ m;
+    m.put("the loop's ")
+        .num(int64_t(n))
+        .put(" iterations are not a multiple "
+             "of its block_dim (");
+    m.num(b).put(")");
+    assert_fail_(r, m.text,
+                 "every thread of a block must reach each "
+                 "qd::simt::block::sync()",
+                 file, line, function, /*kind=*/3);
+  }
+  return false;
+}
+} // namespace detail
+#ifdef QD_DEBUG
+QD_DEVICE_FN inline void detail::bounds_fail_(const char *what,
+                                              const index_t_ &at,
+                                              const int64_t *shape, int rank) {
+  // "index <i> is out of bounds of <what> of shape (<d0>, <d1>)".
+  message_ m;
+  m.put("index ").num(at.v).put(" is out of bounds of ").put(what);
+  m.put(" of shape (");
+  for (int d = 0; d < rank; ++d)
+    (d ? m.put(", ") : m).num(shape[d]);
+  m.put(")");
+  assert_fail_(&::qd_assert_record_, m.text, "found by qdc --debug", at.file,
                at.line, at.function, /*kind=*/1);
 }
 #endif

@@ -55,6 +55,7 @@ inline uint32_t block_thread_idx_() { return 0; }
 /// accumulator, which updates the kernel scalar atomically by itself.
 inline uint32_t block_size_() { return 1; }
 inline void block_barrier_() {}
+inline bool block_any_(bool p) { return p; }
 inline uint32_t lane_id_() { return 0; }
 inline uint32_t warp_size_() { return 1; }
 inline uint64_t ballot_(bool pred) { return pred ? 1 : 0; }

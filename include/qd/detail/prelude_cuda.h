@@ -42,6 +42,8 @@ __device__ inline uint32_t block_size_() {
   return __nvvm_read_ptx_sreg_ntid_x();
 }
 __device__ inline void block_barrier_() { __nvvm_bar_sync(0); }
+/// A barrier that also tells whether p holds on any thread of the block.
+__device__ inline bool block_any_(bool p) { return __nvvm_bar0_or(p); }
 // GPU-level operations (qd::simt) on 32-bit words.
 __device__ inline uint64_t global_thread_idx_() { return first_index(); }
 __device__ inline uint32_t block_thread_idx_() {

@@ -39,15 +39,27 @@ __device__ inline double atomic_fadd(double *p, double v) {
   return __hip_atomic_fetch_add(p, v, __ATOMIC_RELAXED,
                                 __HIP_MEMORY_SCOPE_AGENT);
 }
-/// Every thread updates the kernel scalar with its own accumulator: the
-/// wavefront and block combine of the CUDA prelude is not written for AMD
-/// yet.
 /// __syncthreads(): every thread of the block arrives, and what each
 /// wrote to shared memory before is visible to all after.
 __device__ inline void block_barrier_() {
   __builtin_amdgcn_fence(__ATOMIC_RELEASE, "workgroup");
   __builtin_amdgcn_s_barrier();
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
+}
+__device__ inline uint32_t block_thread_idx_();
+/// A barrier that also tells whether p holds on any thread of the block
+/// (__syncthreads_or), through one shared word: the first barrier keeps a
+/// reset from overtaking the reads of the call before.
+__device__ inline bool block_any_(bool p) {
+  __shared__ uint32_t any;
+  block_barrier_();
+  if (block_thread_idx_() == 0)
+    any = 0;
+  block_barrier_();
+  if (p)
+    __atomic_store_n(&any, 1u, __ATOMIC_RELAXED);
+  block_barrier_();
+  return __atomic_load_n(&any, __ATOMIC_RELAXED) != 0;
 }
 __device__ inline uint32_t block_size_() {
   return __builtin_amdgcn_workgroup_size_x();

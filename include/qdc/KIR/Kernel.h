@@ -195,6 +195,12 @@ struct Stmt {
   llvm::SmallVector<std::string, 2> IndexVars;
   llvm::SmallVector<Extent, 2> Extents;
   unsigned BlockDim = 0; ///< 0: the backend's default
+  /// Where the body calls qd::simt::block::sync (directly or through the
+  /// functions it calls), if it does: the loop runs whole blocks.
+  SourceLoc BlockSync;
+  /// Offsets of the body's qd::simt::block::shared_array declarations,
+  /// which GPU code makes __shared__.
+  llvm::SmallVector<unsigned, 1> SharedArrays;
 
   // Local.
   std::string Name; ///< every name it declares, joined by ", "
