@@ -30,6 +30,15 @@ for r in $(seq 1 "$rounds"); do
   QD_ARCH=cuda "$build/bin/bench-reduce" | tee -a "$work/qdc.$r.txt"
   echo "== round $r: reductions, CUB and atomicAdd (nvcc -O3)"
   "$work/reduce_baseline" | tee -a "$work/cuda.$r.txt"
+  echo "== round $r: spin chain, qdc without and with -ffast-math"
+  QD_ARCH=cuda "$build/bin/bench-spin" | tee -a "$work/qdc.$r.txt"
+  QD_ARCH=cuda "$build/bin/bench-spin-fast" | tee -a "$work/qdc.$r.txt"
+  # Quadrants, where its wheel is installed (PYTHONPATH): the same chain.
+  if python3 -c "import quadrants" 2>/dev/null; then
+    echo "== round $r: spin chain, Quadrants without and with fast_math"
+    python3 "$root/test/bench/spin_quadrants.py" 2>/dev/null |
+      grep -v "^\[" | tee -a "$work/cuda.$r.txt"
+  fi
 done
 
 python3 - "$work" "$rounds" <<'PY'
@@ -74,6 +83,13 @@ for key, name in (("reduce_sum_ms", "return-style sum"), ("reduce_min_ms", "retu
           f"{cg:.0f} ({c[key][0]:.3f} ms) | {qg/cg:.3f} | >= 0.90 |")
 a = elements * 4 / c["reduce_atomic_sum_ms"][0] / 1e6
 print(f"| sum by one atomicAdd per element (nvcc), GB/s | | {a:.0f} ({c['reduce_atomic_sum_ms'][0]:.3f} ms) | | |")
+if "quadrants_spin_ms" in c:
+    for qk, ck, name in (("spin_ms", "quadrants_spin_ms", "spin chain, ms/call: qdc vs Quadrants, both precise"),
+                         ("spin_ms_fast", "quadrants_spin_ms_fast", "spin chain, ms/call: qdc -ffast-math vs Quadrants fast_math")):
+        print(f"| {name} | {q[qk][0]:.3f} | {c[ck][0]:.3f} (Quadrants) | {q[qk][0]/c[ck][0]:.3f} | <= 1.00 |")
+if "spin_ms_fast" in q:
+    print(f"| spin chain, ms/call: qdc -ffast-math vs qdc | {q['spin_ms_fast'][0]:.3f} | {q['spin_ms'][0]:.3f} (qdc) | "
+          f"{q['spin_ms_fast'][0]/q['spin_ms'][0]:.3f} | |")
 copy = c["copy_gbs"][0]
 for key, name in (("saxpy_gbs", "saxpy GB/s"), ("stencil_gbs", "2-D stencil GB/s")):
     print(f"| {name} (D2D copy {copy:.0f}) | {q[key][0]:.0f} ({q[key][0]/copy:.2f} of copy) | "

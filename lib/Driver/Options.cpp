@@ -24,7 +24,8 @@ using namespace qdc;
 namespace {
 /// Single-dash long options, as the user writes them.
 constexpr llvm::StringLiteral SingleDashOptions[] = {
-    "-fsyntax-only", "-Werror", "-std", "-MD", "-MF", "-MT"};
+    "-fsyntax-only", "-Werror",     "-std",           "-MD",           "-MF",
+    "-MT",           "-ffast-math", "-fno-fast-math", "-use_fast_math"};
 
 std::string toCLI11Spelling(llvm::StringRef Arg) {
   for (llvm::StringRef Opt : SingleDashOptions)
@@ -107,6 +108,12 @@ struct Parser {
                  "Check every field and ndarray index in device code: an "
                  "index out of bounds is a qd::Error at the next "
                  "synchronization");
+    App.add_flag("--ffast-math,--use_fast_math,!--fno-fast-math",
+                 Opts.Tools.FastMath,
+                 "Fast, lossy floating point in device and CPU code: "
+                 "fast-math flags, approximate single-precision functions "
+                 "and division, denormals flushed on NVIDIA GPUs (as nvcc's "
+                 "--use_fast_math; off by default)");
     App.add_flag("--MD", Opts.WriteDepfile,
                  "Write a depfile listing every file the input includes");
     App.add_option("--MF", Opts.DepfilePath,

@@ -179,6 +179,11 @@ std::vector<unsigned> Sema::getImplicitDeviceFunctionStarts() const {
   const clang::SourceManager &SM = Ctx.getSourceManager();
   std::vector<unsigned> Starts;
   for (const clang::FunctionDecl *F : CheckedCallees) {
+    // Clang's CUDA and HIP modes make a lambda without attributes host and
+    // device by themselves (and the attributes would go after its `[]`).
+    if (const auto *M = clang::dyn_cast<clang::CXXMethodDecl>(F);
+        M && M->getParent()->isLambda())
+      continue;
     // A template's instantiation is declared where its pattern is.
     if (const clang::FunctionDecl *Pattern =
             F->getTemplateInstantiationPattern())

@@ -146,12 +146,12 @@ std::vector<std::string> Toolchain::getRocmBitcode(llvm::StringRef Arch) const {
     return {};
   bool Wave64 = Arch.starts_with("gfx9") || Arch.starts_with("gfx8");
   std::vector<std::string> Names = {
-      "ocml.bc",
-      "ockl.bc",
-      "oclc_daz_opt_off.bc",
-      "oclc_unsafe_math_off.bc",
-      "oclc_finite_only_off.bc",
-      "oclc_correctly_rounded_sqrt_on.bc",
+      "ocml.bc", "ockl.bc", "oclc_daz_opt_off.bc",
+      // -ffast-math is also -ffinite-math-only, and takes a faster sqrt.
+      Opts.FastMath ? "oclc_unsafe_math_on.bc" : "oclc_unsafe_math_off.bc",
+      Opts.FastMath ? "oclc_finite_only_on.bc" : "oclc_finite_only_off.bc",
+      Opts.FastMath ? "oclc_correctly_rounded_sqrt_off.bc"
+                    : "oclc_correctly_rounded_sqrt_on.bc",
       Wave64 ? "oclc_wavefrontsize64_on.bc" : "oclc_wavefrontsize64_off.bc",
       "oclc_isa_version_" + Arch.drop_front(3).str() + ".bc",
       "oclc_abi_version_500.bc"};
@@ -188,6 +188,8 @@ std::vector<std::string> Toolchain::getParseArgs(llvm::StringRef Input,
     Args.push_back("-Werror");
   if (Opts.IgnoreWarnings)
     Args.push_back("-w");
+  if (Opts.FastMath)
+    Args.push_back("-ffast-math"); // __FAST_MATH__, as in the compiles
   Args.push_back(Input.str());
   return Args;
 }
@@ -207,6 +209,8 @@ std::vector<std::string> Toolchain::getCommonCompileArgs() const {
     Args.push_back("-DQD_DEBUG=1");
   if (Opts.DebugInfo)
     Args.push_back("-gline-tables-only");
+  if (Opts.FastMath)
+    Args.push_back("-ffast-math");
   return Args;
 }
 
@@ -224,6 +228,11 @@ std::vector<std::string> Toolchain::getDeviceArgs(llvm::StringRef Arch) const {
     Args.insert(Args.end(), {"-x", "cuda", "--cuda-device-only",
                              "--cuda-gpu-arch=" + Arch.str(), "-nocudainc",
                              "-nocudalib", "-Wno-unknown-cuda-version"});
+    // nvcc's --use_fast_math: single precision flushes denormals, and
+    // prelude_cuda.h picks libdevice's approximate functions.
+    if (Opts.FastMath)
+      Args.insert(Args.end(), {"-fgpu-flush-denormals-to-zero",
+                               "-fgpu-approx-transcendentals"});
     if (!Libdevice.empty()) {
       Args.push_back("-DQD_HAVE_LIBDEVICE=1");
       appendBitcode(Args, {Libdevice});

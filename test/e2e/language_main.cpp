@@ -448,6 +448,21 @@ int main() {
   }
 
   {
+    language::vec_total.fill(qd::vec3::zeros());
+    language::vec_top.fill(qd::vec3{-1e9f, -1e9f, -1e9f});
+    language::mat_total.fill(qd::mat2::zeros());
+    language::linalg_atomics();
+    qd::vec3 T = language::vec_total.to_vector()[0],
+             M = language::vec_top.to_vector()[0];
+    qd::mat2 S = language::mat_total.to_vector()[0];
+    Ok.that("atomic_add, atomic_max on a vec3, component by component",
+            T == qd::vec3{1000.0f, 499500.0f, -2000.0f} &&
+                M == qd::vec3{999.0f, 0.0f, 6.0f});
+    Ok.that("atomic_sub on a mat2, component by component",
+            S == qd::mat2{{-1000.0f, 0.0f}, {-500.0f, -2000.0f}});
+  }
+
+  {
     std::vector<float> In(4096);
     for (int I = 0; I < 4096; ++I)
       In[I] = float(I % 97);

@@ -587,6 +587,31 @@ QD_ACCUMULATE_(atomic_or, |=)
 QD_ACCUMULATE_(atomic_xor, ^=)
 #undef QD_ACCUMULATE_
 
+// On vectors and matrices, component by component (as Quadrants'
+// qd.atomic_add on a vector field): each component is atomic, the whole is
+// not. Return the components' values before the update.
+#define QD_ATOMIC_LINALG_(name)                                                \
+  template <typename T, int N>                                                 \
+  QD_DEVICE_FN vec<T, N> name(vec<T, N> &dst, const vec<T, N> &value) {        \
+    vec<T, N> old;                                                             \
+    for (int k = 0; k < N; ++k)                                                \
+      old[k] = name(dst[k], value[k]);                                         \
+    return old;                                                                \
+  }                                                                            \
+  template <typename T, int R, int C>                                          \
+  QD_DEVICE_FN mat<T, R, C> name(mat<T, R, C> &dst,                            \
+                                 const mat<T, R, C> &value) {                  \
+    mat<T, R, C> old;                                                          \
+    for (int r = 0; r < R; ++r)                                                \
+      old[r] = name(dst[r], value[r]);                                         \
+    return old;                                                                \
+  }
+QD_ATOMIC_LINALG_(atomic_add)
+QD_ATOMIC_LINALG_(atomic_sub)
+QD_ATOMIC_LINALG_(atomic_min)
+QD_ATOMIC_LINALG_(atomic_max)
+#undef QD_ATOMIC_LINALG_
+
 // GPU-level operations (DESIGN section 1.2, Quadrants' qd.simt). On the
 // CPU a block is one thread and a warp one lane.
 QD_DEVICE_FN inline uint64_t global_thread_idx() {

@@ -12,6 +12,18 @@
 #define QD_DETAIL_PRELUDE_CUDA_H
 
 #define QD_GPU_MATH_F32_(name) __nv_##name##f
+#ifdef __FAST_MATH__
+// qdc -ffast-math (nvcc's --use_fast_math): the single-precision functions
+// with an approximate hardware form use it, as sinf becomes __sinf.
+#define __nv_sinf __nv_fast_sinf
+#define __nv_cosf __nv_fast_cosf
+#define __nv_tanf __nv_fast_tanf
+#define __nv_expf __nv_fast_expf
+#define __nv_logf __nv_fast_logf
+#define __nv_log2f __nv_fast_log2f
+#define __nv_log10f __nv_fast_log10f
+#define __nv_powf __nv_fast_powf
+#endif
 #define QD_GPU_MATH_F64_(name) __nv_##name
 #ifndef QD_HAVE_LIBDEVICE
 #define QD_GPU_MATH_MISSING_                                                   \

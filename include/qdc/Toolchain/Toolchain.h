@@ -32,6 +32,10 @@ struct ToolchainOptions {
   bool DebugInfo = false;
   /// qdc --debug: every field and ndarray index is checked (QD_DEBUG).
   bool CheckIndices = false;
+  /// -ffast-math / --use_fast_math: fast-math flags in device and CPU code,
+  /// approximate single-precision functions and division, denormals flushed
+  /// on NVIDIA GPUs (nvcc's --use_fast_math).
+  bool FastMath = false;
   bool WarningsAsErrors = false;
   bool IgnoreWarnings = false;
   bool Verbose = false;
