@@ -24,10 +24,12 @@ using namespace qdc;
 namespace {
 /// Single-dash long options, as the user writes them.
 constexpr llvm::StringLiteral SingleDashOptions[] = {
-    "-fsyntax-only", "-Werror",     "-std",           "-MD",           "-MF",
-    "-MT",           "-ffast-math", "-fno-fast-math", "-use_fast_math"};
+    "-fsyntax-only", "-Werror",     "-std",          "-MD", "-MF",
+    "-MT",           "-ffast-math", "-fno-fast-math"};
 
 std::string toCLI11Spelling(llvm::StringRef Arg) {
+  if (Arg == "-use_fast_math") // nvcc's short spelling of --use_fast_math
+    return "--use_fast_math";
   for (llvm::StringRef Opt : SingleDashOptions)
     if (Arg == Opt || Arg.starts_with((Opt + "=").str()))
       return "-" + Arg.str();
@@ -108,12 +110,19 @@ struct Parser {
                  "Check every field and ndarray index in device code: an "
                  "index out of bounds is a qd::Error at the next "
                  "synchronization");
-    App.add_flag("--ffast-math,--use_fast_math,!--fno-fast-math",
-                 Opts.Tools.FastMath,
-                 "Fast, lossy floating point in device and CPU code: "
-                 "fast-math flags, approximate single-precision functions "
-                 "and division, denormals flushed on NVIDIA GPUs (as nvcc's "
-                 "--use_fast_math; off by default)");
+    // The last of -ffast-math and -fno-fast-math wins, as in clang.
+    App.add_flag_callback(
+           "--ffast-math,--use_fast_math",
+           [this] { Opts.Tools.FastMath = true; },
+           "Fast, lossy floating point in device and CPU code: fast-math "
+           "flags, approximate single-precision functions and division, "
+           "denormals flushed on NVIDIA GPUs (as nvcc's --use_fast_math; off "
+           "by default)")
+        ->trigger_on_parse();
+    App.add_flag_callback(
+           "--fno-fast-math", [this] { Opts.Tools.FastMath = false; },
+           "Turn -ffast-math off again")
+        ->trigger_on_parse();
     App.add_flag("--MD", Opts.WriteDepfile,
                  "Write a depfile listing every file the input includes");
     App.add_option("--MF", Opts.DepfilePath,
