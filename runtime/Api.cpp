@@ -58,6 +58,7 @@ uint64_t next_random_key() {
 }
 } // namespace qd::detail
 Arch qd::current_arch() { return current().device().arch(); }
+int qd::current_device() { return current().ordinal(); }
 void qd::reset() { shutdown(); }
 void qd::sync() {
   Runtime &R = current();

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -72,7 +73,31 @@ public:
                             Handle Stream) = 0;
   virtual void copyToHost(void *Dst, const void *Src, size_t Bytes,
                           Handle Stream) = 0;
+  /// Copies between two buffers of this device (which do not overlap).
+  virtual void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
+                            Handle Stream) = 0;
+  /// Sets Count words of WordBytes (1, 2 or 4) bytes at Dst, which is
+  /// aligned to WordBytes, to the low bytes of Word.
+  virtual void memset(void *Dst, uint32_t Word, unsigned WordBytes,
+                      size_t Count, Handle Stream) = 0;
+  /// Empty when the Bytes at P are memory this device's kernels and copies
+  /// can use; otherwise why not ("host memory the driver does not know").
+  /// Backends that cannot tell say nothing.
+  virtual std::string checkUsable(const void *P, size_t Bytes) {
+    (void)P;
+    (void)Bytes;
+    return {};
+  }
 };
+
+/// Device::memset on memory the host can write (the CPU backend's, and the
+/// test device's).
+inline void memsetHost(void *Dst, uint32_t Word, unsigned WordBytes,
+                       size_t Count) {
+  auto *Out = static_cast<unsigned char *>(Dst);
+  for (size_t I = 0; I < Count; ++I)
+    std::memcpy(Out + I * WordBytes, &Word, WordBytes); // little-endian
+}
 
 /// The backends. Each throws qd::Error saying exactly what is missing
 /// (the driver library, a device) when it cannot start.

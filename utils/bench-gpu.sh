@@ -90,6 +90,11 @@ if "quadrants_spin_ms" in c:
 if "spin_ms_fast" in q:
     print(f"| spin chain, ms/call: qdc -ffast-math vs qdc | {q['spin_ms_fast'][0]:.3f} | {q['spin_ms'][0]:.3f} (qdc) | "
           f"{q['spin_ms_fast'][0]/q['spin_ms'][0]:.3f} | |")
+if "fill_ms" in q:
+    for key, name in (("fill_ms", "fill of 2^26 floats, ms (cudaMemsetAsync)"),
+                      ("fill_f64_ms", "fill of 2^25 doubles 1/3, ms (cudaMemsetAsync of as many bytes)"),
+                      ("copy_ms", "qd::copy of 2^26 floats, ms (cudaMemcpyAsync D2D)")):
+        print(f"| {name} | {q[key][0]:.4f} | {c[key][0]:.4f} | {c[key][0]/q[key][0]:.3f} (speed) | >= 0.95 |")
 copy = c["copy_gbs"][0]
 for key, name in (("saxpy_gbs", "saxpy GB/s"), ("stencil_gbs", "2-D stencil GB/s")):
     print(f"| {name} (D2D copy {copy:.0f}) | {q[key][0]:.0f} ({q[key][0]/copy:.2f} of copy) | "

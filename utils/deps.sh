@@ -6,7 +6,7 @@ set -euo pipefail
 QDC_DEBIAN_PACKAGES=(
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 lld-19 llvm-19-tools libclang-rt-19-dev
   libcli11-dev googletest libgtest-dev rocm-device-libs cmake ninja-build ccache python3
-  graphviz
+  graphviz libdlpack-dev
 )
 
 missing=()

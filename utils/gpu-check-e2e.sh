@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the end-to-end programs (test/e2e) on an NVIDIA GPU, then again under
-# compute-sanitizer (memcheck, racecheck, synccheck) when it is there.
+# Runs the end-to-end programs (test/e2e) and the examples on an NVIDIA GPU,
+# then the programs again under compute-sanitizer (memcheck, racecheck,
+# synccheck) when it is there.
 #
 #   utils/gpu-check-e2e.sh [build-dir]
 #
@@ -24,6 +25,18 @@ for p in "${programs[@]}"; do
   echo "== $(basename "$p")"
   "$p" || status=1
 done
+# The examples: mpm88 (Quadrants' regression values), and PyTorch tensors
+# through qdc kernels by DLPack where PyTorch is installed.
+if [ -x "$build/bin/mpm88-example" ]; then
+  echo "== mpm88-example"
+  "$build/bin/mpm88-example" || status=1
+fi
+if [ -f "$build/lib/libqd-torch-example.so" ] &&
+  python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  echo "== docs/examples/torch/roundtrip.py"
+  python3 "$root/docs/examples/torch/roundtrip.py" \
+    "$build/lib/libqd-torch-example.so" || status=1
+fi
 if command -v compute-sanitizer >/dev/null 2>&1; then
   for tool in memcheck racecheck synccheck; do
     for p in "${programs[@]}"; do

@@ -16,6 +16,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 namespace qd {
@@ -62,25 +65,47 @@ void check_generation(uint64_t generation, const char *what);
 /// to copy" when `host` is null and `bytes` is not 0.
 void check_host_pointer(const void *host, size_t bytes, const char *what);
 
-/// What qd::detail reads of an Ndarray that users do not need.
-struct NdarrayAccess {
-  template <typename A> static uint64_t generation(const A &a) {
-    return a.generation_;
-  }
-};
+/// Fills `count` elements of `elem_bytes` bytes at `dst` (device memory)
+/// with the element at `value` (host memory), on the device: one memset
+/// when the element repeats a 1-, 2- or 4-byte pattern, else the first
+/// element copied in and doubled by device-to-device copies.
+void fill(void *dst, const void *value, size_t elem_bytes, size_t count,
+          void *stream, bool wait);
+/// Copies `bytes` between device buffers; `what` names the call in errors.
+/// Overlapping ranges are a qd::Error (the same range copies nothing).
+void copy_on_device(void *dst, const void *src, size_t bytes, void *stream,
+                    bool wait, const char *what);
+/// Throws qd::Error "<what>: ..." when `bytes` at `data` cannot be a view:
+/// a null pointer with elements, or memory the current device's kernels
+/// cannot use (as far as its driver can tell).
+void check_view(const void *data, size_t bytes, const char *what);
+/// Throws qd::Error "<kind>::<op>: ..." when an array's memory is gone:
+/// freed by qd::reset() (`generation` is not the running runtime's), or
+/// released by the owner a view was made from (`released`).
+void check_array(uint64_t generation, bool released, const char *kind,
+                 const char *op);
+/// "<kind>::<op>", for messages that name the call.
+std::string call_name(const char *kind, const char *op);
+/// Throws qd::Error "<what>: the shapes differ: [..] and [..]".
+[[noreturn]] void throw_shape_mismatch(const char *what, const int64_t *dst,
+                                       const int64_t *src, int dims);
 } // namespace detail
 
+template <typename T, int Dims> class NdarrayView;
+
 /// A run-time-shaped array in device memory, owned. Passed to kernels that
-/// take a qd::ndarray<T, Dims>. An array remembers the runtime that
-/// allocated it: after qd::reset() its memory is gone, so copying to or
-/// from it or passing it to a kernel is a qd::Error (also after a new
-/// qd::init()); destroying it or assigning to it is safe.
-/// A rank-0 array (`qd::Ndarray<float, 0> t({})`) holds one value.
+/// take a qd::ndarray<T, Dims> (as a view). An array remembers the runtime
+/// that allocated it: after qd::reset() its memory is gone, so copying to
+/// or from it or passing it to a kernel is a qd::Error (also after a new
+/// qd::init()); destroying it or assigning to it is safe. Views of it know
+/// when it is gone. A rank-0 array (`qd::Ndarray<float, 0> t({})`) holds
+/// one value.
 template <typename T, int Dims> class Ndarray {
   static_assert(Dims >= 0, "an Ndarray's rank is not negative");
 
 public:
   using value_type = T;
+  static constexpr int rank = Dims;
 
   Ndarray() = default;
   /// Throws qd::Error for a negative extent or a shape too large to
@@ -90,6 +115,7 @@ public:
     if (n)
       data_ = detail::allocate(n * sizeof(T));
     generation_ = detail::generation();
+    alive_ = std::make_shared<char>();
   }
   Ndarray(std::initializer_list<int64_t> shape) : Ndarray(toShape(shape)) {}
   /// Frees the memory, unless qd::reset() already did.
@@ -112,60 +138,44 @@ public:
   /// The number of elements (checked not to overflow at construction); 0
   /// for an array without memory (default-constructed or moved-from, of
   /// any rank).
-  size_t size() const {
-    if (!data_)
-      return 0;
-    size_t n = 1;
-    for (int64_t s : shape_)
-      n *= static_cast<size_t>(s);
-    return n;
-  }
+  size_t size() const { return data_ ? elements(shape_) : 0; }
   size_t bytes() const { return size() * sizeof(T); }
   /// The device address; null for an empty array. Not to be used after
   /// qd::reset().
   void *data() const { return data_; }
 
-  /// Copies the contents to the host, after the default stream's work.
-  std::vector<T> to_vector() const {
-    detail::check_generation(generation_, "qd::Ndarray::to_vector");
-    std::vector<T> out(size());
-    detail::copy_to_host(out.data(), data_, bytes(), nullptr, true);
-    return out;
-  }
-  /// Copies host data in; `values` must hold size() elements.
-  void copy_from(const std::vector<T> &values) {
-    detail::check_generation(generation_, "qd::Ndarray::copy_from");
-    checkSize(values.size(), "qd::Ndarray::copy_from");
-    detail::copy_to_device(data_, values.data(), bytes(), nullptr, true);
-  }
-  void fill(const T &value) {
-    detail::check_generation(generation_, "qd::Ndarray::fill");
-    copy_from(std::vector<T>(size(), value));
-  }
+  /// A non-owning view of the whole array, for kernels, copies and fills;
+  /// using it after the array is destroyed is a qd::Error.
+  NdarrayView<T, Dims> view() const { return NdarrayView<T, Dims>(*this); }
 
-  /// Asynchronous forms, ordered on `stream`: the host buffer must stay
+  /// Copies the contents to the host, after the default stream's work.
+  std::vector<T> to_vector() const { return view().to_vector(); }
+  /// Copies host data in; `values` must hold size() elements.
+  void copy_from(const std::vector<T> &values) { view().copy_from(values); }
+  /// Sets every element to `value`, on the device, and waits for it.
+  void fill(const T &value) { view().fill(value); }
+  /// The same, ordered on `stream`, without waiting.
+  void fill_async(const T &value, const Stream &s) { view().fill_async(value, s); }
+
+  /// Asynchronous copies, ordered on `stream`: the host buffer must stay
   /// alive and unchanged until the stream is synchronized. A null host
   /// pointer is an error unless there is nothing to copy.
   void copy_from_async(const T *values, size_t count, const Stream &s) {
-    const char *what = "qd::Ndarray::copy_from_async";
-    detail::check_generation(generation_, what);
-    checkSize(count, what);
-    detail::check_host_pointer(values, bytes(), what);
-    detail::copy_to_device(data_, values, bytes(),
-                           detail::stream_handle(s, what), false);
+    view().copy_from_async(values, count, s);
   }
   void copy_to_async(T *out, size_t count, const Stream &s) const {
-    const char *what = "qd::Ndarray::copy_to_async";
-    detail::check_generation(generation_, what);
-    checkSize(count, what);
-    detail::check_host_pointer(out, bytes(), what);
-    detail::copy_to_host(out, data_, bytes(), detail::stream_handle(s, what),
-                         false);
+    view().copy_to_async(out, count, s);
   }
 
 private:
-  friend struct detail::NdarrayAccess;
+  friend class NdarrayView<T, Dims>;
 
+  static size_t elements(const std::array<int64_t, Dims> &shape) {
+    size_t n = 1;
+    for (int64_t s : shape)
+      n *= static_cast<size_t>(s);
+    return n;
+  }
   static std::array<int64_t, Dims> toShape(std::initializer_list<int64_t> s) {
     if (s.size() != static_cast<size_t>(Dims))
       detail::throw_shape_error(s.size(), Dims, 0);
@@ -175,19 +185,139 @@ private:
       out[i++] = v;
     return out;
   }
-  void checkSize(size_t count, const char *what) const {
-    if (count != size())
-      detail::throw_size_error(what, count, size());
-  }
   void swap(Ndarray &o) noexcept {
     std::swap(shape_, o.shape_);
     std::swap(data_, o.data_);
     std::swap(generation_, o.generation_);
+    std::swap(alive_, o.alive_);
   }
 
   std::array<int64_t, Dims> shape_{};
   void *data_ = nullptr;
   uint64_t generation_ = 0; ///< the allocating runtime's; 0: none
+  std::shared_ptr<char> alive_; ///< views hold it weakly
+};
+
+/// A non-owning view of contiguous row-major memory on the current device
+/// (host memory on the CPU backend): memory the program allocated itself
+/// (cudaMalloc, another library's buffer, a std::vector on the CPU), an
+/// Ndarray (`a.view()`, or implicitly), a field (`ns::f.view()`), or a
+/// DLPack tensor (<qd/dlpack.h>). Passed to kernels that take a
+/// qd::ndarray<T, Dims>, and to copies and fills, like an Ndarray. Copying
+/// a view copies the reference, never the data.
+template <typename T, int Dims> class NdarrayView {
+  static_assert(Dims >= 0, "a view's rank is not negative");
+
+public:
+  using value_type = T;
+  static constexpr int rank = Dims;
+
+  NdarrayView() = default;
+  /// Views `data` as an array of `shape`. qd::Error for a negative extent,
+  /// a null `data` with elements, or memory the device cannot use as far
+  /// as its driver can tell (on CUDA: host memory the driver does not know,
+  /// another GPU's memory, a shape past the end of the allocation).
+  NdarrayView(T *data, const std::array<int64_t, Dims> &shape)
+      : shape_(shape), data_(data) {
+    size_t n = detail::checked_size(shape_.data(), Dims, sizeof(T));
+    detail::check_view(data, n * sizeof(T), "qd::NdarrayView");
+    if (!n)
+      data_ = nullptr;
+  }
+  NdarrayView(T *data, std::initializer_list<int64_t> shape)
+      : NdarrayView(data, Ndarray<T, Dims>::toShape(shape)) {}
+  /// The whole of `a`; knows when `a` is destroyed.
+  NdarrayView(const Ndarray<T, Dims> &a)
+      : shape_(a.shape_), data_(static_cast<T *>(a.data_)),
+        generation_(a.generation_), owner_(a.alive_),
+        tracked_(a.alive_ != nullptr), kind_("qd::Ndarray") {}
+  /// A view whose memory lives as long as `owner` (the DLPack import).
+  NdarrayView(T *data, const std::array<int64_t, Dims> &shape,
+              const std::shared_ptr<const void> &owner, const char *kind)
+      : NdarrayView(data, shape) {
+    owner_ = owner;
+    tracked_ = true;
+    kind_ = kind;
+  }
+  /// A field's memory, which the runtime that loaded its module owns.
+  NdarrayView(T *data, const std::array<int64_t, Dims> &shape,
+              uint64_t generation, const char *kind)
+      : shape_(shape), data_(data), generation_(generation), kind_(kind) {}
+
+  int64_t shape(int d) const {
+    if (d < 0 || d >= Dims)
+      detail::throw_dimension_error(d, Dims);
+    return shape_[static_cast<size_t>(d)];
+  }
+  const std::array<int64_t, Dims> &shape() const { return shape_; }
+  size_t size() const {
+    return data_ ? Ndarray<T, Dims>::elements(shape_) : 0;
+  }
+  size_t bytes() const { return size() * sizeof(T); }
+  T *data() const { return data_; }
+
+  /// Throws qd::Error "<kind>::<op>: ..." when the memory is gone (the
+  /// runtime was reset, or the owner it was made from was destroyed); kind
+  /// defaults to what the view was made from ("qd::Ndarray", ...).
+  void check(const char *op, const char *kind = nullptr) const {
+    detail::check_array(generation_, tracked_ && owner_.expired(),
+                        kind ? kind : kind_, op);
+  }
+  const char *kind() const { return kind_; }
+
+  std::vector<T> to_vector() const {
+    check("to_vector");
+    std::vector<T> out(size());
+    detail::copy_to_host(out.data(), data_, bytes(), nullptr, true);
+    return out;
+  }
+  void copy_from(const std::vector<T> &values) const {
+    check("copy_from");
+    checkSize(values.size(), "copy_from");
+    detail::copy_to_device(data_, values.data(), bytes(), nullptr, true);
+  }
+  void fill(const T &value) const {
+    check("fill");
+    detail::fill(data_, &value, sizeof(T), size(), nullptr, true);
+  }
+  void fill_async(const T &value, const Stream &s) const {
+    check("fill_async");
+    detail::fill(data_, &value, sizeof(T), size(),
+                 streamOf(s, "fill_async"), false);
+  }
+  void copy_from_async(const T *values, size_t count, const Stream &s) const {
+    const char *op = "copy_from_async";
+    check(op);
+    checkSize(count, op);
+    detail::check_host_pointer(values, bytes(),
+                               detail::call_name(kind_, op).c_str());
+    detail::copy_to_device(data_, values, bytes(), streamOf(s, op), false);
+  }
+  void copy_to_async(T *out, size_t count, const Stream &s) const {
+    const char *op = "copy_to_async";
+    check(op);
+    checkSize(count, op);
+    detail::check_host_pointer(out, bytes(),
+                               detail::call_name(kind_, op).c_str());
+    detail::copy_to_host(out, data_, bytes(), streamOf(s, op), false);
+  }
+
+private:
+  void checkSize(size_t count, const char *op) const {
+    if (count != size())
+      detail::throw_size_error(detail::call_name(kind_, op).c_str(), count,
+                               size());
+  }
+  void *streamOf(const Stream &s, const char *op) const {
+    return detail::stream_handle(s, detail::call_name(kind_, op).c_str());
+  }
+
+  std::array<int64_t, Dims> shape_{};
+  T *data_ = nullptr;
+  uint64_t generation_ = 0; ///< the runtime the memory belongs to; 0: none
+  std::weak_ptr<const void> owner_;
+  bool tracked_ = false; ///< made from an owner whose end owner_ shows
+  const char *kind_ = "qd::NdarrayView";
 };
 
 /// The host's handle on a module-level field of a qdc-generated module:
@@ -196,6 +326,7 @@ private:
 template <typename T, int64_t... Dims> class Field {
 public:
   using ModuleFn = qdrt_module *(*)();
+  using value_type = T;
   constexpr Field(ModuleFn module, uint32_t index)
       : module_(module), index_(index) {}
 
@@ -213,36 +344,77 @@ public:
     detail::check(qdrt_field_address(module_(), index_, &p));
     return p;
   }
-  std::vector<T> to_vector() const {
-    std::vector<T> out(size());
-    detail::copy_to_host(out.data(), data(), bytes(), nullptr, true);
-    return out;
+  /// The field as a view, for kernels taking an ndarray, copies and fills;
+  /// a view kept past qd::reset() is a qd::Error when used.
+  NdarrayView<T, rank> view() const {
+    return NdarrayView<T, rank>(static_cast<T *>(data()),
+                                std::array<int64_t, rank>{Dims...},
+                                detail::generation(), "qd::Field");
   }
-  void copy_from(const std::vector<T> &values) {
-    if (values.size() != size())
-      detail::throw_size_error("qd::Field::copy_from", values.size(), size());
-    detail::copy_to_device(data(), values.data(), bytes(), nullptr, true);
-  }
-  void fill(const T &value) { copy_from(std::vector<T>(size(), value)); }
+  operator NdarrayView<T, rank>() const { return view(); }
+
+  std::vector<T> to_vector() const { return view().to_vector(); }
+  void copy_from(const std::vector<T> &values) { view().copy_from(values); }
+  /// Sets every element to `value`, on the device, and waits for it.
+  void fill(const T &value) { view().fill(value); }
+  void fill_async(const T &value, const Stream &s) { view().fill_async(value, s); }
   /// Asynchronous forms, ordered on `stream`: the host buffer must stay
   /// alive and unchanged until the stream is synchronized.
   void copy_from_async(const T *values, const Stream &s) {
-    const char *what = "qd::Field::copy_from_async";
-    detail::check_host_pointer(values, bytes(), what);
-    detail::copy_to_device(data(), values, bytes(),
-                           detail::stream_handle(s, what), false);
+    view().copy_from_async(values, size(), s);
   }
   void copy_to_async(T *out, const Stream &s) const {
-    const char *what = "qd::Field::copy_to_async";
-    detail::check_host_pointer(out, bytes(), what);
-    detail::copy_to_host(out, data(), bytes(), detail::stream_handle(s, what),
-                         false);
+    view().copy_to_async(out, size(), s);
   }
 
 private:
   ModuleFn module_;
   uint32_t index_;
 };
+
+namespace detail {
+template <typename A> struct ArrayTraits; // Ndarray, NdarrayView, Field
+template <typename T, int Dims> struct ArrayTraits<Ndarray<T, Dims>> {
+  using View = NdarrayView<T, Dims>;
+};
+template <typename T, int Dims> struct ArrayTraits<NdarrayView<T, Dims>> {
+  using View = NdarrayView<T, Dims>;
+};
+template <typename T, int64_t... Dims>
+struct ArrayTraits<Field<T, Dims...>> {
+  using View = NdarrayView<T, sizeof...(Dims)>;
+};
+template <typename A> using view_of = typename ArrayTraits<A>::View;
+
+template <typename D, typename S>
+void copy_views(const D &dst, const S &src, void *stream, bool wait,
+                const char *what) {
+  static_assert(std::is_same_v<typename D::value_type, typename S::value_type>,
+                "qd::copy: the element types differ");
+  static_assert(D::rank == S::rank, "qd::copy: the ranks differ");
+  dst.check("copy");
+  src.check("copy");
+  if (dst.shape() != src.shape())
+    throw_shape_mismatch(what, dst.shape().data(), src.shape().data(),
+                         D::rank);
+  copy_on_device(dst.data(), src.data(), dst.bytes(), stream, wait, what);
+}
+} // namespace detail
+
+/// Copies `src` into `dst` on the device, and waits for it: ndarrays,
+/// views and fields of the same element type and shape (else a qd::Error);
+/// overlapping memory is a qd::Error.
+template <typename D, typename S> void copy(const D &dst, const S &src) {
+  detail::copy_views(detail::view_of<D>(dst), detail::view_of<S>(src),
+                     nullptr, true, "qd::copy");
+}
+/// The same, ordered on `stream`, without waiting.
+template <typename D, typename S>
+void copy_async(const D &dst, const S &src, const Stream &stream) {
+  detail::copy_views(detail::view_of<D>(dst), detail::view_of<S>(src),
+                     detail::stream_handle(stream, "qd::copy_async"), false,
+                     "qd::copy_async");
+}
 
 } // namespace qd
 

@@ -51,6 +51,9 @@ void init(Arch arch = Arch::best, InitOptions options = {});
 
 /// The backend the runtime runs on (initializing it if needed).
 Arch current_arch();
+/// The ordinal of the GPU the runtime uses (InitOptions::device); 0 on the
+/// CPU backend.
+int current_device();
 
 /// Waits for all work, releases every stream, event, module and buffer the
 /// runtime owns, and returns to the uninitialized state.

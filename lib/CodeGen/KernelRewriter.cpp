@@ -32,7 +32,7 @@ std::string codegen::getParamType(const Param &P, bool Host) {
   if (P.Kind != ParamKind::Ndarray)
     return Elem;
   std::string Dims = std::to_string(P.Dims);
-  return Host ? "const qd::Ndarray<" + Elem + ", " + Dims + "> &"
+  return Host ? "const qd::NdarrayView<" + Elem + ", " + Dims + "> &"
               : "qd::ndarray<" + Elem + ", " + Dims + ">";
 }
 

@@ -199,6 +199,17 @@ public:
   void copyToHost(void *Dst, const void *Src, size_t Bytes, Handle) override {
     std::memcpy(Dst, Src, Bytes);
   }
+  void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
+                    Handle) override {
+    std::memcpy(Dst, Src, Bytes);
+  }
+  void memset(void *Dst, uint32_t Word, unsigned WordBytes, size_t Count,
+              Handle) override {
+    if (WordBytes == 1)
+      std::memset(Dst, int(Word & 0xff), Count);
+    else
+      memsetHost(Dst, Word, WordBytes, Count);
+  }
 
 private:
   ThreadPool Pool;

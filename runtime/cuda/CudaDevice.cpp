@@ -35,6 +35,9 @@ using CUfunction = struct CUfunc_st *;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
+constexpr int CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11;
+constexpr int CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 
@@ -80,6 +83,32 @@ public:
   CudaContext &operator=(const CudaContext &) = delete;
 
   CUcontext place() const { return Ctx; }
+
+  /// Whether kernels on this GPU can use the Bytes at P: memory the driver
+  /// knows (device, managed or pinned host memory), of this device, and
+  /// all inside one allocation.
+  std::string checkUsable(const void *P, size_t Bytes) const {
+    auto Address = CUdeviceptr(reinterpret_cast<uintptr_t>(P));
+    int Ordinal = -1;
+    if (D.PointerGetAttribute(&Ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                              Address) != CudaDriver::Vendor.Success)
+      return "it is not memory the CUDA driver knows (host memory from "
+             "malloc, new or a std::vector?)";
+    if (Ordinal >= 0 && Ordinal != Dev)
+      return "it is memory of CUDA device " + std::to_string(Ordinal) +
+             ", and the runtime uses device " + std::to_string(Dev);
+    CUdeviceptr Start = 0;
+    size_t Size = 0;
+    if (D.PointerGetAttribute(&Start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                              Address) == CudaDriver::Vendor.Success &&
+        D.PointerGetAttribute(&Size, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+                              Address) == CudaDriver::Vendor.Success &&
+        Address - Start + Bytes > Size)
+      return "its " + std::to_string(Bytes) + " bytes run past the end of " +
+             "its allocation (" + std::to_string(Size - (Address - Start)) +
+             " bytes left from there)";
+    return {};
+  }
   /// E.g. "NVIDIA H100 80GB HBM3 (sm_90)".
   std::string describe() const {
     return Name + " (sm_" + std::to_string(SmVersion) + ")";

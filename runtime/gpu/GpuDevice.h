@@ -321,6 +321,28 @@ public:
     makeCurrent();
     Api.call(Api.MemcpyHtoDAsync, devicePtr(Dst), Src, Bytes, stream(S));
   }
+  void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
+                    Handle S) override {
+    makeCurrent();
+    Api.call(Api.MemcpyDtoDAsync, devicePtr(Dst), devicePtr(Src), Bytes,
+             stream(S));
+  }
+  void memset(void *Dst, uint32_t Word, unsigned WordBytes, size_t Count,
+              Handle S) override {
+    makeCurrent();
+    if (WordBytes == 1)
+      Api.call(Api.MemsetD8Async, devicePtr(Dst),
+               static_cast<unsigned char>(Word), Count, stream(S));
+    else if (WordBytes == 2)
+      Api.call(Api.MemsetD16Async, devicePtr(Dst),
+               static_cast<unsigned short>(Word), Count, stream(S));
+    else
+      Api.call(Api.MemsetD32Async, devicePtr(Dst), Word, Count, stream(S));
+  }
+  std::string checkUsable(const void *P, size_t Bytes) override {
+    makeCurrent();
+    return Context.checkUsable(P, Bytes);
+  }
   void copyToHost(void *Dst, const void *Src, size_t Bytes, Handle S) override {
     makeCurrent();
     Api.call(Api.MemcpyDtoHAsync, Dst, devicePtr(Src), Bytes, stream(S));

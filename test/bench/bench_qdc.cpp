@@ -191,6 +191,14 @@ int main() {
   double Bytes = 2.0 * Side * Side * 4;
   print("stencil_gbs", {Bytes / Stencil.Median / 1e6, Bytes / Stencil.Max / 1e6,
                         Bytes / Stencil.Min / 1e6});
+  // Device-side fills and copies of 2^26 floats (DESIGN section 3.1).
+  print("fill_ms", deviceMs([&] { X.fill_async(1.5f, S); }, S, 15));
+  print("fill_f64_ms", deviceMs([&] { qd::NdarrayView<double, 1>(
+                                          static_cast<double *>(X.data()),
+                                          {N / 2})
+                                          .fill_async(1.0 / 3, S); },
+                                S, 15));
+  print("copy_ms", deviceMs([&] { qd::copy_async(Y, X, S); }, S, 15));
   std::printf("steps %d\n", Steps);
   return 0;
 }

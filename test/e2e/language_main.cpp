@@ -5,6 +5,51 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <dlfcn.h>
+
+namespace {
+/// Memory the program allocates itself, outside qdc's runtime: host memory
+/// on the CPU backend, cuMemAlloc on CUDA (the driver opened here).
+struct ProgramBuffer {
+  void *Data = nullptr;
+  size_t Bytes;
+  std::vector<unsigned char> Host;
+  using Alloc = int (*)(unsigned long long *, size_t);
+  using Free = int (*)(unsigned long long);
+  using DtoH = int (*)(void *, unsigned long long, size_t);
+  void *Cuda = nullptr;
+
+  explicit ProgramBuffer(size_t Bytes) : Bytes(Bytes) {
+    if (qd::current_arch() != qd::Arch::cuda) {
+      Host.assign(Bytes, 0);
+      Data = Host.data();
+      return;
+    }
+    Cuda = dlopen("libcuda.so.1", RTLD_NOW);
+    unsigned long long P = 0;
+    if (Cuda && fn<Alloc>("cuMemAlloc_v2")(&P, Bytes) == 0)
+      Data = reinterpret_cast<void *>(P);
+  }
+  ~ProgramBuffer() {
+    if (Cuda && Data)
+      fn<Free>("cuMemFree_v2")(reinterpret_cast<unsigned long long>(Data));
+  }
+  template <typename F> F fn(const char *Name) {
+    return reinterpret_cast<F>(dlsym(Cuda, Name));
+  }
+  /// The first N values, read back without qdc's runtime.
+  template <typename T> std::vector<T> read(size_t N) {
+    std::vector<T> Out(N);
+    if (!Cuda)
+      std::memcpy(Out.data(), Data, N * sizeof(T));
+    else
+      fn<DtoH>("cuMemcpyDtoH_v2")(
+          Out.data(), reinterpret_cast<unsigned long long>(Data), N * sizeof(T));
+    return Out;
+  }
+};
+} // namespace
 
 int main() {
   qd::init();
@@ -445,6 +490,53 @@ int main() {
             language::simt_total.to_vector()[0] == 1023 * 1024 / 2);
     Ok.all("lane ids, shuffles, ballots, votes, warp reductions",
            language::simt_ok.to_vector(), [](size_t) { return 1; });
+  }
+
+  {
+    // A kernel writing through views: memory the program allocated itself
+    // (a std::vector on the CPU, cuMemAlloc on a GPU), 2-D and 1-D.
+    ProgramBuffer Own(24 * sizeof(float));
+    qd::NdarrayView<float, 2> Mine(static_cast<float *>(Own.Data), {4, 6});
+    Mine.fill(1.0f);
+    language::scale2d(Mine, 3.0f);
+    std::vector<float> Want(24);
+    for (int I = 0; I < 4; ++I)
+      for (int J = 0; J < 6; ++J)
+        Want[size_t(I * 6 + J)] = 3.0f + float(I) - float(J);
+    Ok.that("a kernel writes through a view of the program's own memory",
+            Mine.to_vector() == Want && Own.read<float>(24) == Want);
+    qd::NdarrayView<int, 1> Ints(static_cast<int *>(Own.Data), {6});
+    Ints.fill(5);
+    language::offset1d(Ints, 1, 3, 10);
+    Ok.that("a 1-D view as a kernel argument",
+            Ints.to_vector() == std::vector<int>{10, 30, 30, 10, 10, 10});
+    // Fills and copies between every pair of kinds: ndarray, view, field.
+    qd::Ndarray<float, 2> Arr({4, 6});
+    Arr.fill(-2.0f);
+    qd::copy(Mine, Arr); // ndarray -> view
+    bool Pairs = Mine.to_vector() == std::vector<float>(24, -2.0f);
+    language::grid46.fill(0.5f);
+    qd::copy(Arr, language::grid46); // field -> ndarray
+    Pairs = Pairs && Arr.to_vector() == std::vector<float>(24, 0.5f);
+    Mine.fill(7.0f);
+    qd::copy(language::grid46, Mine); // view -> field
+    Pairs = Pairs && language::grid46.to_vector() ==
+                         std::vector<float>(24, 7.0f);
+    qd::Stream S = qd::create_stream();
+    qd::copy_async(Mine, language::grid46.view(), S); // field -> view
+    Arr.fill_async(4.0f, S);
+    qd::copy_async(language::grid46, Arr, S); // ndarray -> field
+    S.synchronize();
+    Pairs = Pairs && Mine.to_vector() == std::vector<float>(24, 7.0f) &&
+            language::grid46.to_vector() == std::vector<float>(24, 4.0f);
+    qd::Ndarray<float, 2> Other({4, 6});
+    qd::copy(Other, Arr); // ndarray -> ndarray
+    qd::copy(Mine, Other.view()); // view -> view
+    Pairs = Pairs && Mine.to_vector() == std::vector<float>(24, 4.0f);
+    Ok.that("fills and copies between ndarrays, views and fields", Pairs);
+    language::scale2d(language::grid46, 0.0f); // a field as an ndarray
+    Ok.that("a field passed as an ndarray argument",
+            language::grid46.to_vector()[7] == 1.0f - 1.0f);
   }
 
   {

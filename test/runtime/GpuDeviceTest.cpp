@@ -48,7 +48,7 @@ struct FakeState {
   uint64_t Iterations = 0;
 } Fake;
 
-int record(const char *Call) {
+int record(const std::string &Call) {
   Fake.Calls.push_back(Call);
   return Fake.FailCall == Call ? Fake.FailCode : 0;
 }
@@ -196,6 +196,26 @@ struct FakeDriver {
         return record("MemcpyDtoHAsync");
       },
       "fakeMemcpyDtoHAsync"};
+  DriverFn<int(FakePtr, FakePtr, size_t, FakeStream)> MemcpyDtoDAsync{
+      [](FakePtr, FakePtr, size_t, FakeStream) {
+        return record("MemcpyDtoDAsync");
+      },
+      "fakeMemcpyDtoDAsync"};
+  DriverFn<int(FakePtr, unsigned char, size_t, FakeStream)> MemsetD8Async{
+      [](FakePtr, unsigned char, size_t N, FakeStream) {
+        return record("MemsetD8Async " + std::to_string(N));
+      },
+      "fakeMemsetD8Async"};
+  DriverFn<int(FakePtr, unsigned short, size_t, FakeStream)> MemsetD16Async{
+      [](FakePtr, unsigned short, size_t N, FakeStream) {
+        return record("MemsetD16Async " + std::to_string(N));
+      },
+      "fakeMemsetD16Async"};
+  DriverFn<int(FakePtr, unsigned, size_t, FakeStream)> MemsetD32Async{
+      [](FakePtr, unsigned, size_t N, FakeStream) {
+        return record("MemsetD32Async " + std::to_string(N));
+      },
+      "fakeMemsetD32Async"};
 };
 
 class FakeContext {
@@ -207,6 +227,9 @@ public:
   ~FakeContext() { record("~Context"); }
 
   int place() const { return Gpu.Id; }
+  std::string checkUsable(const void *P, size_t) const {
+    return P ? "" : "a null pointer";
+  }
   std::string describe() const {
     return Gpu.Name + ", " + std::to_string(Gpu.Multiprocessors) +
            " processors";

@@ -159,3 +159,16 @@ void MockDevice::copyToHost(void *Dst, const void *Src, size_t Bytes,
   call("copyToHost " + std::to_string(Bytes) + " " + name(S));
   std::memcpy(Dst, Src, Bytes);
 }
+
+void MockDevice::copyOnDevice(void *Dst, const void *Src, size_t Bytes,
+                              Handle S) {
+  call("copyOnDevice " + std::to_string(Bytes) + " " + name(S));
+  std::memcpy(Dst, Src, Bytes);
+}
+
+void MockDevice::memset(void *Dst, uint32_t Word, unsigned WordBytes,
+                        size_t Count, Handle S) {
+  call("memset" + std::to_string(8 * WordBytes) + " " + std::to_string(Count) +
+       " " + name(S));
+  memsetHost(Dst, Word, WordBytes, Count);
+}

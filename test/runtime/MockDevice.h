@@ -74,6 +74,10 @@ public:
   void copyToDevice(void *Dst, const void *Src, size_t Bytes,
                     Handle S) override;
   void copyToHost(void *Dst, const void *Src, size_t Bytes, Handle S) override;
+  void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
+                    Handle S) override;
+  void memset(void *Dst, uint32_t Word, unsigned WordBytes, size_t Count,
+              Handle S) override;
 
   /// "s0" for the default stream, "s3", "e2", ... for the others.
   std::string name(Handle H);

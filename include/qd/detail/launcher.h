@@ -13,16 +13,21 @@
 
 namespace qd::detail {
 
-/// The kernel-side view of a host Ndarray. An array made before
-/// qd::reset() is a qd::Error: its memory was freed.
+/// The kernel-side view of a host array (an Ndarray, a view, a field). An
+/// array made before qd::reset(), or a view whose owner is gone, is a
+/// qd::Error: its memory was freed.
 template <typename T, int Dims>
-inline qd::ndarray<T, Dims> to_kernel(const qd::Ndarray<T, Dims> &a) {
-  check_generation(NdarrayAccess::generation(a), "qd::detail::to_kernel");
+inline qd::ndarray<T, Dims> to_kernel(const qd::NdarrayView<T, Dims> &a) {
+  a.check("to_kernel", "qd::detail");
   qd::ndarray<T, Dims> out{};
-  out.ptr = static_cast<T *>(a.data());
+  out.ptr = a.data();
   for (int d = 0; d < Dims; ++d)
     out.extent[d] = a.shape()[static_cast<size_t>(d)];
   return out;
+}
+template <typename T, int Dims>
+inline qd::ndarray<T, Dims> to_kernel(const qd::Ndarray<T, Dims> &a) {
+  return to_kernel(a.view());
 }
 
 /// Throws qd::Error "kernel '<kernel>': argument '<param>' is an empty

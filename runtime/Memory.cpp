@@ -1,0 +1,116 @@
+//===- Memory.cpp - Fills, device copies and views ------------------------===//
+//
+// Part of qdc. The memory operations of DESIGN section 3.1 that run on the
+// device: fill (a memset when the element repeats a short pattern, else
+// the first element copied in and doubled by device-to-device copies: no
+// host buffer of the array's size), copies between device arrays, and the
+// checks a view of memory the program owns gets.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runtime.h"
+
+#include <cstring>
+#include <string>
+
+using namespace qd;
+using namespace qd::rt;
+
+namespace {
+
+/// The shortest period, among 1, 2 and 4 bytes, that the element's bytes
+/// repeat with, or 0 when none does.
+unsigned findPeriod(const unsigned char *Value, size_t Bytes) {
+  for (unsigned P : {1u, 2u, 4u}) {
+    if (Bytes % P)
+      continue;
+    bool Repeats = true;
+    for (size_t I = P; I < Bytes && Repeats; ++I)
+      Repeats = Value[I] == Value[I - P];
+    if (Repeats)
+      return P;
+  }
+  return 0;
+}
+
+} // namespace
+
+void qd::detail::fill(void *Dst, const void *Value, size_t ElemBytes,
+                      size_t Count, void *Stream, bool Wait) {
+  if (!Count || !ElemBytes)
+    return;
+  Device &D = current().device();
+  const auto *Bytes = static_cast<const unsigned char *>(Value);
+  size_t Total = ElemBytes * Count;
+  unsigned Period = findPeriod(Bytes, ElemBytes);
+  if (Period && reinterpret_cast<uintptr_t>(Dst) % Period == 0) {
+    uint32_t Word = 0;
+    std::memcpy(&Word, Bytes, Period);
+    D.memset(Dst, Word, Period, Total / Period, Stream);
+  } else {
+    // One element from the host (the driver stages it before returning),
+    // then doubling copies on the device: 1 + log2(Count) calls.
+    auto *Out = static_cast<unsigned char *>(Dst);
+    D.copyToDevice(Out, Value, ElemBytes, Stream);
+    for (size_t Done = ElemBytes; Done < Total;) {
+      size_t Chunk = std::min(Done, Total - Done);
+      D.copyOnDevice(Out + Done, Out, Chunk, Stream);
+      Done += Chunk;
+    }
+  }
+  if (Wait)
+    D.synchronizeStream(Stream);
+}
+
+void qd::detail::copy_on_device(void *Dst, const void *Src, size_t Bytes,
+                                void *Stream, bool Wait, const char *What) {
+  if (!Bytes || Dst == Src)
+    return;
+  auto D0 = reinterpret_cast<uintptr_t>(Dst);
+  auto S0 = reinterpret_cast<uintptr_t>(Src);
+  if (D0 < S0 + Bytes && S0 < D0 + Bytes)
+    throw Error(std::string(What) + ": the source and the destination " +
+                "overlap (" + std::to_string(Bytes) + " bytes " +
+                std::to_string(D0 > S0 ? D0 - S0 : S0 - D0) + " bytes apart)");
+  Device &D = current().device();
+  D.copyOnDevice(Dst, Src, Bytes, Stream);
+  if (Wait)
+    D.synchronizeStream(Stream);
+}
+
+void qd::detail::check_view(const void *Data, size_t Bytes, const char *What) {
+  if (!Bytes)
+    return;
+  if (!Data)
+    throw Error(std::string(What) + ": a null pointer with " +
+                std::to_string(Bytes) + " bytes of elements");
+  std::string Why = current().device().checkUsable(Data, Bytes);
+  if (!Why.empty())
+    throw Error(std::string(What) + ": the " + arch_name(current_arch()) +
+                " backend's kernels cannot use this memory: " + Why);
+}
+
+std::string qd::detail::call_name(const char *Kind, const char *Op) {
+  return std::string(Kind) + "::" + Op;
+}
+
+void qd::detail::check_array(uint64_t Generation, bool Released,
+                             const char *Kind, const char *Op) {
+  if (Released)
+    throw Error(call_name(Kind, Op) +
+                ": the memory was released: the array this view was made "
+                "from is gone");
+  check_generation(Generation, call_name(Kind, Op).c_str());
+}
+
+void qd::detail::throw_shape_mismatch(const char *What, const int64_t *Dst,
+                                      const int64_t *Src, int Dims) {
+  auto Text = [&](const int64_t *Shape) {
+    std::string Out = "[";
+    for (int I = 0; I < Dims; ++I)
+      Out += (I ? ", " : "") + std::to_string(Shape[I]);
+    return Out + "]";
+  };
+  throw Error(std::string(What) + ": the shapes differ: the destination is " +
+              Text(Dst) + ", the source " + Text(Src));
+}
