@@ -271,9 +271,12 @@ void qd::detail::copy_to_device(void *Dst, const void *Src, size_t Bytes,
   if (!Bytes)
     return;
   Device &D = current().device();
+  if (!Wait) {
+    D.copyToDeviceAsync(Dst, Src, Bytes, Stream);
+    return;
+  }
   D.copyToDevice(Dst, Src, Bytes, Stream);
-  if (Wait)
-    D.synchronizeStream(Stream);
+  D.synchronizeStream(Stream);
 }
 
 void qd::detail::copy_to_host(void *Dst, const void *Src, size_t Bytes,
@@ -281,9 +284,12 @@ void qd::detail::copy_to_host(void *Dst, const void *Src, size_t Bytes,
   if (!Bytes)
     return;
   Device &D = current().device();
+  if (!Wait) {
+    D.copyToHostAsync(Dst, Src, Bytes, Stream);
+    return;
+  }
   D.copyToHost(Dst, Src, Bytes, Stream);
-  if (Wait)
-    D.synchronizeStream(Stream);
+  D.synchronizeStream(Stream);
 }
 
 void *qd::detail::stream_handle(const Stream &S, const char *What) {

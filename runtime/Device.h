@@ -73,6 +73,18 @@ public:
                             Handle Stream) = 0;
   virtual void copyToHost(void *Dst, const void *Src, size_t Bytes,
                           Handle Stream) = 0;
+  /// The same as copyToDevice and copyToHost, for callers that do not wait:
+  /// a GPU copies pageable host memory through pinned staging buffers, so
+  /// that the copy returns at once and overlaps other streams' work (the
+  /// host buffer must stay alive until the stream has run the copy).
+  virtual void copyToDeviceAsync(void *Dst, const void *Src, size_t Bytes,
+                                 Handle Stream) {
+    copyToDevice(Dst, Src, Bytes, Stream);
+  }
+  virtual void copyToHostAsync(void *Dst, const void *Src, size_t Bytes,
+                               Handle Stream) {
+    copyToHost(Dst, Src, Bytes, Stream);
+  }
   /// Copies between two buffers of this device (which do not overlap).
   virtual void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
                             Handle Stream) = 0;

@@ -90,6 +90,12 @@ if "quadrants_spin_ms" in c:
 if "spin_ms_fast" in q:
     print(f"| spin chain, ms/call: qdc -ffast-math vs qdc | {q['spin_ms_fast'][0]:.3f} | {q['spin_ms'][0]:.3f} (qdc) | "
           f"{q['spin_ms_fast'][0]/q['spin_ms'][0]:.3f} | |")
+if "timeline_kernel_ms" in q:
+    k = q["timeline_kernel_ms"][0]
+    for d in ("h2d", "d2h"):
+        c1, both = q[f"timeline_{d}_ms"][0], q[f"timeline_both_{d}_ms"][0]
+        print(f"| overlap: kernel {k:.2f} ms + async {d} copy of 256 MiB pageable {c1:.2f} ms on another stream | "
+              f"{both:.2f} ms together | {max(k, c1):.2f} ms (the longer) | {(k + c1) / both:.2f}x of serial | > 1 |")
 if "fill_ms" in q:
     for key, name in (("fill_ms", "fill of 2^26 floats, ms (cudaMemsetAsync)"),
                       ("fill_f64_ms", "fill of 2^25 doubles 1/3, ms (cudaMemsetAsync of as many bytes)"),

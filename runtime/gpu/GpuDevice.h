@@ -34,7 +34,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <mutex>
 #include <optional>
+#include <vector>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -91,6 +94,51 @@ struct GpuVendor {
   int NotReady = 600;                ///< CUDA_ERROR_NOT_READY, hipErrorNotReady
   unsigned StreamNonBlocking = 0x1;  ///< CU_STREAM_NON_BLOCKING
   unsigned EventDisableTiming = 0x2; ///< CU_EVENT_DISABLE_TIMING
+};
+
+/// Pinned host blocks for staged copies, reused once the stream that used
+/// one has run past it (sizes rounded up to powers of two from 1 MiB).
+class StagingPool {
+public:
+  struct Block {
+    void *Host = nullptr;
+    size_t Bytes = 0;
+  };
+  /// A staged copy's end, run by the driver when the stream reaches it.
+  struct Done {
+    StagingPool *Pool;
+    Block B;
+    void *Deliver; ///< the user's buffer, for a copy to the host
+    size_t Bytes;
+  };
+  std::optional<Block> take(size_t Bytes) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto Best = Free.end();
+    for (auto It = Free.begin(); It != Free.end(); ++It)
+      if (It->Bytes >= Bytes && (Best == Free.end() || It->Bytes < Best->Bytes))
+        Best = It;
+    if (Best == Free.end())
+      return std::nullopt;
+    Block B = *Best;
+    Free.erase(Best);
+    return B;
+  }
+  void give(Block B) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Free.push_back(B);
+  }
+  void add(Block B) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    All.push_back(B);
+  }
+  std::vector<Block> all() {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    return All;
+  }
+
+private:
+  std::mutex Mutex;
+  std::vector<Block> Free, All;
 };
 
 /// A vendor's driver (Traits), with its failures turned into qd::Error.
@@ -192,8 +240,10 @@ public:
     } catch (const qd::Error &) {
       // A destructor cannot report; synchronize what is current.
     }
-    Api.Synchronize();
+    Api.Synchronize(); // staged copies' host functions have run too
     current().reset();
+    for (const StagingPool::Block &B : Staged.all())
+      Api.MemFreeHost(B.Host);
   }
 
   qd::Arch arch() const override { return Vendor.Arch; }
@@ -321,6 +371,31 @@ public:
     makeCurrent();
     Api.call(Api.MemcpyHtoDAsync, devicePtr(Dst), Src, Bytes, stream(S));
   }
+  void copyToDeviceAsync(void *Dst, const void *Src, size_t Bytes,
+                         Handle S) override {
+    if (isPinned(Src)) {
+      copyToDevice(Dst, Src, Bytes, S);
+      return;
+    }
+    // Into a pinned block now, then a DMA that returns at once; the block
+    // goes back to the pool when the stream has run the copy.
+    StagingPool::Block B = stage(Bytes);
+    std::memcpy(B.Host, Src, Bytes);
+    copyToDevice(Dst, B.Host, Bytes, S);
+    afterStream(S, new StagingPool::Done{&Staged, B, nullptr, 0});
+  }
+  void copyToHostAsync(void *Dst, const void *Src, size_t Bytes,
+                       Handle S) override {
+    if (isPinned(Dst)) {
+      copyToHost(Dst, Src, Bytes, S);
+      return;
+    }
+    // A DMA into a pinned block, then, when the stream gets there, a host
+    // function that copies the block into Dst.
+    StagingPool::Block B = stage(Bytes);
+    copyToHost(B.Host, Src, Bytes, S);
+    afterStream(S, new StagingPool::Done{&Staged, B, Dst, Bytes});
+  }
   void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
                     Handle S) override {
     makeCurrent();
@@ -371,6 +446,40 @@ private:
     return I;
   }
 
+  StagingPool::Block stage(size_t Bytes) {
+    if (std::optional<StagingPool::Block> B = Staged.take(Bytes))
+      return *B;
+    size_t Size = size_t(1) << 20;
+    while (Size < Bytes)
+      Size *= 2;
+    makeCurrent();
+    StagingPool::Block B{nullptr, Size};
+    Api.call(Api.MemHostAlloc, &B.Host, Size, 0u);
+    Staged.add(B);
+    return B;
+  }
+  /// Runs D's end (deliver, then give the block back) when S gets there.
+  void afterStream(Handle S, StagingPool::Done *D) {
+    auto End = [](void *P) {
+      auto *D = static_cast<StagingPool::Done *>(P);
+      if (D->Deliver)
+        std::memcpy(D->Deliver, D->B.Host, D->Bytes);
+      D->Pool->give(D->B);
+      delete D;
+    };
+    typename GpuTypes<Traits>::Result R = Api.LaunchHostFunc(stream(S), End, D);
+    if (R != Vendor.Success) {
+      Api.StreamSynchronize(stream(S));
+      End(D); // the copy is done: finish it here
+      Api.check(R, Api.LaunchHostFunc.Name);
+    }
+  }
+  bool isPinned(const void *P) {
+    unsigned Flags = 0;
+    return Api.MemHostGetFlags(&Flags, const_cast<void *>(P)) ==
+           Vendor.Success;
+  }
+
   /// What this thread last made current for this backend.
   static std::optional<Place> &current() {
     thread_local std::optional<Place> Current;
@@ -403,6 +512,7 @@ private:
   Driver Api;
   Info Gpu;
   ContextT Context;
+  StagingPool Staged;
 };
 
 } // namespace qd::rt::gpu

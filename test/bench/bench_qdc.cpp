@@ -199,6 +199,37 @@ int main() {
                                           .fill_async(1.0 / 3, S); },
                                 S, 15));
   print("copy_ms", deviceMs([&] { qd::copy_async(Y, X, S); }, S, 15));
+
+  // Timeline: a kernel on one stream and an async copy of 256 MiB of
+  // pageable host memory on another, alone and together (host wall time
+  // from the first call to both streams done). Overlapping, together takes
+  // about the longer of the two.
+  qd::Stream C = qd::create_stream();
+  std::vector<float> Host(size_t(N), 1.0f);
+  auto wallMs = [&](bool Kernel, int Copy) {
+    std::vector<double> Ms;
+    for (int R = 0; R < 5; ++R) {
+      S.synchronize();
+      C.synchronize();
+      auto T0 = std::chrono::steady_clock::now();
+      if (Kernel)
+        bench::spin_serial_1(Steps * 4, On);
+      if (Copy == 1)
+        X.copy_from_async(Host.data(), Host.size(), C);
+      if (Copy == 2)
+        X.copy_to_async(Host.data(), Host.size(), C);
+      S.synchronize();
+      C.synchronize();
+      auto T1 = std::chrono::steady_clock::now();
+      Ms.push_back(std::chrono::duration<double, std::milli>(T1 - T0).count());
+    }
+    return stat(Ms);
+  };
+  print("timeline_kernel_ms", wallMs(true, 0));
+  print("timeline_h2d_ms", wallMs(false, 1));
+  print("timeline_both_h2d_ms", wallMs(true, 1));
+  print("timeline_d2h_ms", wallMs(false, 2));
+  print("timeline_both_d2h_ms", wallMs(true, 2));
   std::printf("steps %d\n", Steps);
   return 0;
 }

@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <thread>
 #include <vector>
@@ -45,6 +47,7 @@ struct FakeState {
   size_t Allocated = 0;
   unsigned Grid = 0, Block = 0;
   std::vector<const void *> Params;
+  std::vector<void *> Pinned;
   uint64_t Iterations = 0;
 } Fake;
 
@@ -192,7 +195,8 @@ struct FakeDriver {
       },
       "fakeMemcpyHtoDAsync"};
   DriverFn<int(void *, FakePtr, size_t, FakeStream)> MemcpyDtoHAsync{
-      [](void *, FakePtr, size_t, FakeStream) {
+      [](void *Dst, FakePtr, size_t N, FakeStream) {
+        std::memset(Dst, 0xab, N); // what the fake device holds
         return record("MemcpyDtoHAsync");
       },
       "fakeMemcpyDtoHAsync"};
@@ -216,6 +220,31 @@ struct FakeDriver {
         return record("MemsetD32Async " + std::to_string(N));
       },
       "fakeMemsetD32Async"};
+  DriverFn<int(void **, size_t, unsigned)> MemHostAlloc{
+      [](void **P, size_t N, unsigned) {
+        *P = std::malloc(N);
+        Fake.Pinned.push_back(*P);
+        return record("MemHostAlloc " + std::to_string(N));
+      },
+      "fakeMemHostAlloc"};
+  DriverFn<int(void *)> MemFreeHost{[](void *P) {
+                                      std::free(P);
+                                      return record("MemFreeHost");
+                                    },
+                                    "fakeMemFreeHost"};
+  DriverFn<int(unsigned *, void *)> MemHostGetFlags{
+      [](unsigned *, void *P) {
+        bool Pinned = std::count(Fake.Pinned.begin(), Fake.Pinned.end(), P);
+        return Pinned ? 0 : FakeFailure;
+      },
+      "fakeMemHostGetFlags"};
+  /// Runs the function at once: the fake stream has nothing before it.
+  DriverFn<int(FakeStream, void (*)(void *), void *)> LaunchHostFunc{
+      [](FakeStream, void (*Fn)(void *), void *Data) {
+        Fn(Data);
+        return record("LaunchHostFunc");
+      },
+      "fakeLaunchHostFunc"};
 };
 
 class FakeContext {
@@ -375,6 +404,35 @@ TEST_F(GpuDeviceTest, MemoryAddressesRoundTrip) {
   D.deallocate(P);
   EXPECT_EQ(calls(), (std::vector<std::string>{"MemcpyHtoDAsync",
                                                "MemcpyDtoHAsync", "MemFree"}));
+}
+
+TEST_F(GpuDeviceTest, AsyncCopiesOfPageableMemoryGoThroughPinnedBlocks) {
+  {
+    FakeDevice D(0);
+    void *P = D.allocate(64);
+    calls();
+    std::vector<char> Host(3 << 20, 1), Back(64, 0);
+    D.copyToDeviceAsync(P, Host.data(), Host.size(), nullptr);
+    D.copyToDeviceAsync(P, Host.data(), 100, nullptr); // reuses the block
+    D.copyToHostAsync(Back.data(), P, Back.size(), nullptr);
+    EXPECT_EQ(calls(),
+              (std::vector<std::string>{
+                  "MemHostAlloc 4194304", "MemcpyHtoDAsync", "LaunchHostFunc",
+                  "MemcpyHtoDAsync", "LaunchHostFunc", "MemcpyDtoHAsync",
+                  "LaunchHostFunc"}));
+    EXPECT_EQ(Back, std::vector<char>(64, char(0xab)))
+        << "the host function delivers the block to the user's buffer";
+    // Pinned memory is copied directly.
+    char Pinned[16] = {};
+    Fake.Pinned.push_back(Pinned); // as if the program had pinned it
+    D.copyToDeviceAsync(P, Pinned, sizeof(Pinned), nullptr);
+    EXPECT_EQ(calls(), (std::vector<std::string>{"MemcpyHtoDAsync"}));
+    D.deallocate(P);
+    calls();
+  }
+  std::vector<std::string> Closing = calls();
+  EXPECT_EQ(std::count(Closing.begin(), Closing.end(), "MemFreeHost"), 1)
+      << "the staging block is freed with the device";
 }
 
 TEST_F(GpuDeviceTest, ClosingWaitsForTheDeviceThenReleasesTheContext) {
