@@ -242,5 +242,36 @@ int main(int argc, char **argv) {
   print("fill_ms", {Fill.Median, Fill.Min, Fill.Max});
   print("fill_f64_ms", {Fill.Median, Fill.Min, Fill.Max});
   print("copy_ms", {Copy.Median, Copy.Min, Copy.Max});
+
+  // The same timeline as qdc's: a kernel on S, cudaMemcpyAsync of 256 MiB
+  // of pageable host memory on another stream, alone and together.
+  cudaStream_t C;
+  CHECK(cudaStreamCreateWithFlags(&C, cudaStreamNonBlocking));
+  std::vector<float> Host(NX, 1.0f);
+  auto WallMs = [&](bool Kernel, int Copy) {
+    std::vector<double> Ms;
+    for (int R = 0; R < 5; ++R) {
+      CHECK(cudaStreamSynchronize(S));
+      CHECK(cudaStreamSynchronize(C));
+      auto T0 = std::chrono::steady_clock::now();
+      if (Kernel)
+        spin<<<1, Lanes, 0, S>>>(Sink, 0, Steps * 4);
+      if (Copy == 1)
+        CHECK(cudaMemcpyAsync(X, Host.data(), NX * 4, cudaMemcpyHostToDevice, C));
+      if (Copy == 2)
+        CHECK(cudaMemcpyAsync(Host.data(), X, NX * 4, cudaMemcpyDeviceToHost, C));
+      CHECK(cudaStreamSynchronize(S));
+      CHECK(cudaStreamSynchronize(C));
+      auto T1 = std::chrono::steady_clock::now();
+      Ms.push_back(std::chrono::duration<double, std::milli>(T1 - T0).count());
+    }
+    std::sort(Ms.begin(), Ms.end());
+    return Stat{Ms[Ms.size() / 2], Ms.front(), Ms.back()};
+  };
+  print("timeline_kernel_ms", WallMs(true, 0));
+  print("timeline_h2d_ms", WallMs(false, 1));
+  print("timeline_both_h2d_ms", WallMs(true, 1));
+  print("timeline_d2h_ms", WallMs(false, 2));
+  print("timeline_both_d2h_ms", WallMs(true, 2));
   return 0;
 }
