@@ -377,11 +377,17 @@ public:
       copyToDevice(Dst, Src, Bytes, S);
       return;
     }
-    // Into a pinned block now, then a DMA that returns at once; the block
-    // goes back to the pool when the stream has run the copy.
+    // Into a pinned block, chunk by chunk, each chunk's DMA starting while
+    // the next is copied in; the block goes back to the pool when the
+    // stream has run the copies.
     StagingPool::Block B = stage(Bytes);
-    std::memcpy(B.Host, Src, Bytes);
-    copyToDevice(Dst, B.Host, Bytes, S);
+    constexpr size_t Chunk = size_t(8) << 20;
+    for (size_t Done = 0; Done < Bytes; Done += Chunk) {
+      size_t N = std::min(Chunk, Bytes - Done);
+      char *Pinned = static_cast<char *>(B.Host) + Done;
+      std::memcpy(Pinned, static_cast<const char *>(Src) + Done, N);
+      copyToDevice(static_cast<char *>(Dst) + Done, Pinned, N, S);
+    }
     afterStream(S, new StagingPool::Done{&Staged, B, nullptr, 0});
   }
   void copyToHostAsync(void *Dst, const void *Src, size_t Bytes,
