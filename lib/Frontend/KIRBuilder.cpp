@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KIRBuilder.h"
+#include "MemoryAccesses.h"
 #include "Sema.h"
 
 #include "clang/AST/ASTContext.h"
@@ -89,8 +90,10 @@ private:
 class KernelBuilder {
 public:
   KernelBuilder(clang::ASTContext &Ctx, SourceInfo &Src, Sema &Rules,
-                BlockFacts &Blocks, const clang::FunctionDecl *FD)
-      : Ctx(Ctx), Src(Src), Rules(Rules), Blocks(Blocks), FD(FD) {}
+                BlockFacts &Blocks, MemoryAccesses &Memory,
+                const clang::FunctionDecl *FD)
+      : Ctx(Ctx), Src(Src), Rules(Rules), Blocks(Blocks), Memory(Memory),
+        FD(FD) {}
 
   kir::Kernel build() {
     K.Name = FD->getNameAsString();
@@ -205,7 +208,10 @@ private:
         kir::Stmt Ret = makeStmt(S, kir::StmtKind::Serial);
         K.ReturnStmt = Ret.Id;
         K.ReturnValue = Src.getRange(Return->getRetValue()->getSourceRange());
+        CurrentItem = &Ret;
+        LoopIndexDecls.clear();
         walk(S, Ret.Id, "", S);
+        CurrentItem = nullptr;
         Out.push_back(std::move(Ret));
         continue;
       }
@@ -240,12 +246,35 @@ private:
     }
     Rules.checkTopLevelStmt(S, Out, K.Name);
     CurrentLoop = Out.Kind == kir::StmtKind::Loop ? &Out : nullptr;
+    CurrentItem = &Out;
+    LoopIndexDecls = CurrentLoop ? getIndexDecls(S)
+                                 : std::vector<const clang::ValueDecl *>();
     walk(S, Out.Id, "", S);
-    CurrentLoop = nullptr;
+    CurrentLoop = CurrentItem = nullptr;
     return Out;
   }
 
   //--- Loops -----------------------------------------------------------===//
+
+  /// The index variables of a parallel loop, in dimension order.
+  static std::vector<const clang::ValueDecl *>
+  getIndexDecls(const clang::Stmt *S) {
+    std::vector<const clang::ValueDecl *> Out;
+    if (const auto *FR = dyn_cast<clang::CXXForRangeStmt>(S)) {
+      const clang::VarDecl *LV = FR->getLoopVariable();
+      if (const auto *DD = dyn_cast_or_null<clang::DecompositionDecl>(LV))
+        for (const clang::BindingDecl *B : DD->bindings())
+          Out.push_back(B);
+      else if (LV)
+        Out.push_back(LV);
+    } else if (const auto *For = dyn_cast<clang::ForStmt>(S)) {
+      if (const auto *DS = dyn_cast_or_null<clang::DeclStmt>(For->getInit()))
+        if (DS->isSingleDecl())
+          if (const auto *V = dyn_cast<clang::VarDecl>(DS->getSingleDecl()))
+            Out.push_back(V);
+    }
+    return Out;
+  }
 
   bool buildLoop(const clang::Stmt *S, kir::Stmt &Out) {
     const clang::Stmt *Body;
@@ -541,6 +570,9 @@ private:
       noteLocalUse(Ref, ItemId, Parent);
     if (CurrentLoop)
       noteStatementAtomic(S, Parent);
+    if (CurrentItem)
+      Memory.note(S, Parent, Branches > 0, FD, LoopIndexDecls,
+                  CurrentItem->Memory);
     if (const auto *DS = dyn_cast<clang::DeclStmt>(S))
       noteSharedArray(DS);
     else if (const auto *Call = dyn_cast<clang::CallExpr>(S))
@@ -566,8 +598,20 @@ private:
     const auto *Member = dyn_cast<clang::MemberExpr>(S);
     const clang::Stmt *ChildParent =
         isa<clang::ParenExpr>(S) || (Member && !Member->isArrow()) ? Parent : S;
+    // Below a branch or a nested loop, a node may not run on every run of
+    // the top-level statement (the top-level loop itself runs its body for
+    // every index).
+    const auto *Logic = dyn_cast<clang::BinaryOperator>(S);
+    bool Branch =
+        isa<clang::IfStmt>(S) || isa<clang::SwitchStmt>(S) ||
+        isa<clang::ConditionalOperator>(S) || isa<clang::LambdaExpr>(S) ||
+        (Logic && Logic->isLogicalOp()) ||
+        (Depth > 0 && (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
+                       isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S)));
+    Branches += Branch;
     for (const clang::Stmt *Child : S->children())
       walk(Child, ItemId, Inner, ChildParent, Depth + 1);
+    Branches -= Branch;
   }
 
   /// A qd::simt::block::shared_array declared in a parallel loop's body
@@ -713,8 +757,15 @@ private:
   SourceInfo &Src;
   Sema &Rules;
   BlockFacts &Blocks;
+  MemoryAccesses &Memory;
   const clang::FunctionDecl *FD;
   kir::Kernel K;
+  /// The top-level statement being walked, its loop's index variables (in
+  /// dimension order) and how many branches or nested loops are around the
+  /// node being walked.
+  kir::Stmt *CurrentItem = nullptr;
+  std::vector<const clang::ValueDecl *> LoopIndexDecls;
+  unsigned Branches = 0;
   unsigned NextId = 0;
   unsigned CurrentBlock = kir::Stmt::NoParent;
   /// The top-level loop being walked, if any.
@@ -917,7 +968,8 @@ private:
 
   void visitKernel(const clang::FunctionDecl *FD) {
     if (Rules.checkKernelDecl(FD))
-      M.Kernels.push_back(KernelBuilder(Ctx, Src, Rules, Blocks, FD).build());
+      M.Kernels.push_back(
+          KernelBuilder(Ctx, Src, Rules, Blocks, Memory, FD).build());
   }
 
   clang::ASTContext &Ctx;
@@ -925,6 +977,7 @@ private:
   SourceInfo Src;
   Sema Rules;
   BlockFacts Blocks{SM};
+  MemoryAccesses Memory{Ctx, Src};
   /// Every qd::simt::block::shared_array variable of the user's code.
   std::vector<const clang::VarDecl *> SharedArrays;
   kir::Module M;

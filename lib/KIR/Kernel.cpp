@@ -13,6 +13,31 @@
 
 using namespace qdc::kir;
 
+std::vector<std::optional<IndexRange>>
+qdc::kir::getIndexRanges(const MemoryAccess &A, const Stmt &S) {
+  std::vector<std::optional<IndexRange>> Out;
+  if (!A.IndicesKnown)
+    return Out;
+  for (const MemoryAccess::Index &I : A.Indices) {
+    if (I.Dim < 0) {
+      Out.push_back(IndexRange{I.Offset, I.Offset});
+      continue;
+    }
+    const Extent *E = S.Kind == StmtKind::Loop && size_t(I.Dim) < S.Extents.size()
+                          ? &S.Extents[size_t(I.Dim)]
+                          : nullptr;
+    if (!E || !E->Begin.Value || !E->End.Value ||
+        *E->End.Value <= *E->Begin.Value) {
+      Out.push_back(std::nullopt);
+      continue;
+    }
+    int64_t A0 = I.Coef * *E->Begin.Value + I.Offset;
+    int64_t A1 = I.Coef * (*E->End.Value - 1) + I.Offset;
+    Out.push_back(IndexRange{std::min(A0, A1), std::max(A0, A1)});
+  }
+  return Out;
+}
+
 namespace {
 struct ScalarTypeInfo {
   ScalarType Type;

@@ -41,6 +41,88 @@ static std::vector<Segment> getSegments(const Kernel &K) {
   return Segments;
 }
 
+/// The top-level statements of group G (in a block numbered G).
+static void getGroupStmts(const std::vector<Stmt> &List, unsigned G,
+                          std::vector<const Stmt *> &Out) {
+  for (const Stmt &S : List)
+    if (S.Kind == StmtKind::Block && S.Group == G)
+      for (const Stmt &Inner : S.Body)
+        Out.push_back(&Inner);
+}
+
+/// "field sink[0..127]": an array, and the bounding box of the elements
+/// the accesses reach when every index of every one is known.
+static std::string describeSet(
+    const std::vector<std::pair<const MemoryAccess *, const Stmt *>> &Uses) {
+  const MemoryAccess &First = *Uses.front().first;
+  std::string Out = First.Name;
+  std::vector<std::optional<IndexRange>> Box;
+  bool Known = true;
+  for (auto [A, S] : Uses) {
+    std::vector<std::optional<IndexRange>> R = getIndexRanges(*A, *S);
+    if (R.empty() || (!Box.empty() && R.size() != Box.size())) {
+      Known = false;
+      break;
+    }
+    if (Box.empty())
+      Box = R;
+    for (size_t D = 0; D < R.size(); ++D) {
+      if (!R[D] || !Box[D]) {
+        Box[D].reset();
+        continue;
+      }
+      Box[D] = IndexRange{std::min(Box[D]->Lo, R[D]->Lo),
+                          std::max(Box[D]->Hi, R[D]->Hi)};
+    }
+  }
+  if (!Known || Box.empty())
+    return Out;
+  Out += '[';
+  for (size_t D = 0; D < Box.size(); ++D) {
+    Out += D ? ", " : "";
+    Out += Box[D] ? std::to_string(Box[D]->Lo) + ".." +
+                        std::to_string(Box[D]->Hi)
+                  : "?";
+  }
+  return Out + ']';
+}
+
+/// "    reads: in; writes: sink[0..127]; atomic: counter" for group G.
+static void describeAccesses(const Kernel &K, unsigned G,
+                             llvm::raw_ostream &OS) {
+  std::vector<const Stmt *> Stmts;
+  getGroupStmts(K.Body, G, Stmts);
+  const char *Kinds[] = {"reads", "writes", "atomic"};
+  bool Any = false;
+  for (int Kind = 0; Kind < 3; ++Kind) {
+    // Per array, in order of first use.
+    std::vector<std::vector<std::pair<const MemoryAccess *, const Stmt *>>>
+        Sets;
+    for (const Stmt *S : Stmts)
+      for (const MemoryAccess &A : S->Memory) {
+        int Of = A.Atomic ? 2 : A.Write ? 1 : 0;
+        if (Of != Kind)
+          continue;
+        auto It = std::find_if(Sets.begin(), Sets.end(), [&](auto &Set) {
+          return Set.front().first->Name == A.Name &&
+                 Set.front().first->On == A.On;
+        });
+        if (It == Sets.end())
+          Sets.push_back({{&A, S}});
+        else
+          It->push_back({&A, S});
+      }
+    if (Sets.empty())
+      continue;
+    OS << (Any ? "; " : "    ") << Kinds[Kind] << ": ";
+    for (size_t I = 0; I < Sets.size(); ++I)
+      OS << (I ? ", " : "") << describeSet(Sets[I]);
+    Any = true;
+  }
+  if (Any)
+    OS << '\n';
+}
+
 static void describeTask(const Task &T, llvm::raw_ostream &OS) {
   OS << T.Name << ": " << getTaskKindName(T.Kind);
   for (size_t I = 0; I < T.Extents.size(); ++I) {
@@ -80,6 +162,7 @@ void qdc::kir::printStreamPlan(const Module &M, llvm::raw_ostream &OS) {
         describeTask(*T, OS);
         OS << " (line " << T->Loc.Line << ")\n";
       }
+      describeAccesses(K, S.Group, OS);
     }
     OS << "  join: the launch stream waits on " << K.NumGroups
        << (K.NumGroups == 1 ? " event" : " events") << ", one per group\n";

@@ -167,6 +167,41 @@ struct LoopAccess {
   SourceLoc Loc;
 };
 
+/// An access to memory that concurrent tasks share: an element of a field,
+/// of an ndarray parameter or of a pointer parameter, in a top-level
+/// statement (directly, or in a function it calls).
+struct MemoryAccess {
+  enum Target { Field, Param };
+  Target On = Field;
+  std::string Name; ///< the field's qualified name, or the parameter's
+  bool Write = false;
+  bool Atomic = false; ///< through qd::atomic_*
+  /// Not done on every run of the statement (under an `if`, in a nested
+  /// loop, in a called function), or with an index qdc cannot follow.
+  bool Conditional = false;
+  SourceLoc Loc;
+  /// One per index, when every index is affine in the statement's loop
+  /// indices: Coef * <loop index Dim> + Offset (Coef 0: a constant).
+  struct Index {
+    int Dim = -1; ///< which of the loop's index variables; -1: none
+    int64_t Coef = 0;
+    int64_t Offset = 0;
+  };
+  bool IndicesKnown = false;
+  llvm::SmallVector<Index, 2> Indices;
+};
+
+struct Stmt;
+/// The closed range of values an index takes over its statement's loop.
+struct IndexRange {
+  int64_t Lo, Hi;
+};
+/// The range of each index of A over S's loop: nothing where an index or a
+/// bound is not known or the loop runs no iteration; empty when A's
+/// indices are not known.
+std::vector<std::optional<IndexRange>> getIndexRanges(const MemoryAccess &A,
+                                                      const Stmt &S);
+
 /// A statement at the top level of a kernel body or of a block in it.
 struct Stmt {
   StmtKind Kind = StmtKind::Serial;
@@ -201,6 +236,9 @@ struct Stmt {
   /// Offsets of the body's qd::simt::block::shared_array declarations,
   /// which GPU code makes __shared__.
   llvm::SmallVector<unsigned, 1> SharedArrays;
+
+  /// Its accesses to fields, ndarray and pointer parameters.
+  std::vector<MemoryAccess> Memory;
 
   // Local.
   std::string Name; ///< every name it declares, joined by ", "
