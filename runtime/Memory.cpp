@@ -78,6 +78,18 @@ void qd::detail::copy_on_device(void *Dst, const void *Src, size_t Bytes,
     D.synchronizeStream(Stream);
 }
 
+// Declared in <qd/detail/launcher.h>, which only Clang compiles.
+namespace qd::detail {
+void check_overlap_(const void *A, size_t ABytes, const void *B, size_t BBytes,
+                    const char *Kernel, const char *What) {
+  auto A0 = reinterpret_cast<uintptr_t>(A), B0 = reinterpret_cast<uintptr_t>(B);
+  if (!ABytes || !BBytes || A0 + ABytes <= B0 || B0 + BBytes <= A0)
+    return;
+  throw Error(std::string("kernel '") + Kernel + "': " + What +
+              " share memory, and stream-parallel groups would race on it");
+}
+} // namespace qd::detail
+
 void qd::detail::check_view(const void *Data, size_t Bytes, const char *What) {
   if (!Bytes)
     return;

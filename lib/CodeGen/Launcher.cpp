@@ -12,6 +12,7 @@
 #include "SourceGen.h"
 
 #include <algorithm>
+#include <map>
 
 using namespace qdc;
 using namespace qdc::codegen;
@@ -168,6 +169,50 @@ std::string getLauncherSignature(const Kernel &K, bool Defaults) {
 
 /// One launcher: fills the argument block, computes each task's trip count
 /// (with the shareable locals its bounds use) and calls qdrt_launch.
+/// How each group of K uses each ndarray parameter: bit 0 read, bit 1
+/// written (atomics included).
+std::map<std::string, std::map<unsigned, unsigned>>
+getGroupParamUses(const Kernel &K) {
+  std::map<std::string, std::map<unsigned, unsigned>> Uses;
+  for (const Stmt &Top : K.Body)
+    if (Top.Kind == StmtKind::Block)
+      for (const Stmt &S : Top.Body)
+        for (const MemoryAccess &A : S.Memory)
+          if (A.On == MemoryAccess::Param)
+            Uses[A.Name][Top.Group] |= A.Write ? 2u : 1u;
+  return Uses;
+}
+
+/// Rule 6 at launch: two distinct ndarray parameters used by different
+/// groups, one writing, must not share memory (two views of one buffer).
+void emitOverlapChecks(const Kernel &K, llvm::raw_ostream &OS) {
+  if (K.NumGroups < 2)
+    return;
+  auto Uses = getGroupParamUses(K);
+  auto Describe = [](const std::string &Name, unsigned Group, unsigned Use) {
+    return "'" + Name + "' (group " + std::to_string(Group) +
+           ((Use & 2) ? ", written)" : ", read)");
+  };
+  for (size_t I = 0; I < K.Params.size(); ++I)
+    for (size_t J = I + 1; J < K.Params.size(); ++J) {
+      const Param &P = K.Params[I], &Q = K.Params[J];
+      if (P.Kind != ParamKind::Ndarray || Q.Kind != ParamKind::Ndarray)
+        continue;
+      // The first pair of groups, one writing, that could race.
+      std::string What;
+      for (auto [GP, UP] : Uses[P.Name])
+        for (auto [GQ, UQ] : Uses[Q.Name])
+          if (What.empty() && GP != GQ && ((UP | UQ) & 2))
+            What = "parameters " + Describe(P.Name, GP, UP) + " and " +
+                   Describe(Q.Name, GQ, UQ);
+      if (What.empty())
+        continue;
+      OS << "  qd::detail::check_group_overlap(" << names::Args << '.' << P.Name
+         << ", " << names::Args << '.' << Q.Name << ", \"" << K.Name
+         << "\", \"" << What << "\");\n";
+    }
+}
+
 void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
                   llvm::raw_ostream &OS) {
   OS << '\n';
@@ -215,6 +260,7 @@ void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
         OS << "  qd::detail::check_launch_array(" << names::Args << '.'
            << P.Name << ".ptr, \"" << K.Name << "\", \"" << P.Name << "\", "
            << names::Count << ", " << K.Tasks.size() << ");\n";
+  emitOverlapChecks(K, OS);
   if (K.ReturnStmt)
     OS << "  " << K.ReturnType << ' ' << names::Return << "{};\n";
   OS << "  qd::detail::check(qdrt_launch" << (K.ReturnStmt ? "_result" : "")

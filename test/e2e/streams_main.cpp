@@ -68,6 +68,30 @@ int main() {
   Ok.all("event wait across streams", Y2.to_vector(),
          [&](size_t i) { return 1.0f + Pv(i); });
 
+  // Rule 6 at launch: group 1 reads x while group 2 writes z; two views of
+  // one buffer passed as both are refused before anything runs.
+  {
+    std::string Race;
+    try {
+      streams::consume_parallel(Y, P.view(), Y.view());
+    } catch (const qd::Error &Err) {
+      Race = Err.what();
+    }
+    Ok.that("views sharing memory across groups are refused at launch",
+            Race == "kernel 'consume_parallel': parameters 'x' (group 1, "
+                    "read) and 'z' (group 2, written) share memory, and "
+                    "stream-parallel groups would race on it");
+    Ok.that("the same buffer in a group that only reads it is fine", [&] {
+      try {
+        streams::consume_parallel(P, Y, Z);
+        qd::sync();
+        return true;
+      } catch (const qd::Error &) {
+        return false;
+      }
+    }());
+  }
+
   // One kernel on two streams with different arguments, many times.
   qd::Ndarray<float, 1> U({N}), W({N}), Ones({N});
   U.fill(0.0f);

@@ -39,6 +39,26 @@ inline qd::ndarray<T, Dims> to_kernel(const qd::Ndarray<T, Dims> &a) {
 void check_launch_array(const void *data, const char *kernel, const char *param,
                         const uint64_t *iterations, size_t num_tasks);
 
+/// Throws qd::Error "kernel '<kernel>': <what> share memory, and
+/// stream-parallel groups would race on it" when the two arrays' bytes
+/// overlap. Launchers call it for each pair of ndarray parameters that
+/// different groups use, one of them writing (DESIGN section 2, rule 6).
+void check_overlap_(const void *a, size_t a_bytes, const void *b,
+                    size_t b_bytes, const char *kernel, const char *what);
+template <typename T, int A, typename U, int B>
+inline void check_group_overlap(const qd::ndarray<T, A> &a,
+                                const qd::ndarray<U, B> &b, const char *kernel,
+                                const char *what) {
+  auto bytes = [](const auto &x, int dims, size_t elem) {
+    size_t n = x.ptr ? elem : 0;
+    for (int d = 0; d < dims; ++d)
+      n *= size_t(x.extent[d]);
+    return n;
+  };
+  check_overlap_(a.ptr, bytes(a, A, sizeof(T)), b.ptr, bytes(b, B, sizeof(U)),
+                 kernel, what);
+}
+
 /// The key of a kernel call's random numbers: a function of the seed
 /// (qd::set_random_seed, InitOptions::random_seed) and of how many calls
 /// took a key before, so that a seed and a sequence of calls give the same
