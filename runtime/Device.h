@@ -85,6 +85,22 @@ public:
                                Handle Stream) {
     copyToHost(Dst, Src, Bytes, Stream);
   }
+  /// Graphs (CUDA and HIP graphs): what Stream is given between
+  /// beginCapture and endCapture is recorded, not run (work forked to other
+  /// streams through events is recorded too); endCapture returns it as an
+  /// executable graph, which launchGraph replays on a stream. A backend
+  /// without graphs says so (the CPU's: the API replays the calls).
+  virtual bool hasGraphs() const { return false; }
+  virtual void beginCapture(Handle Stream) { (void)Stream; }
+  virtual Handle endCapture(Handle Stream) {
+    (void)Stream;
+    return nullptr;
+  }
+  virtual void launchGraph(Handle Graph, Handle Stream) {
+    (void)Graph;
+    (void)Stream;
+  }
+  virtual void destroyGraph(Handle Graph) { (void)Graph; }
   /// Copies between two buffers of this device (which do not overlap).
   virtual void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
                             Handle Stream) = 0;

@@ -197,10 +197,11 @@ DLPackArray<T, Dims> from_dlpack(DLManagedTensor *tensor) {
   // is taken.
   NdarrayView<T, Dims> checked(data, shape);
   DLPackArray<T, Dims> out;
-  out.tensor_ = std::shared_ptr<DLManagedTensor>(tensor, [](DLManagedTensor *m) {
-    if (m->deleter)
-      m->deleter(m);
-  });
+  out.tensor_ =
+      std::shared_ptr<DLManagedTensor>(tensor, [](DLManagedTensor *m) {
+        if (m->deleter)
+          m->deleter(m);
+      });
   out.view_ = NdarrayView<T, Dims>(checked.data(), shape, out.tensor_,
                                    "qd::DLPackArray");
   return out;

@@ -155,7 +155,9 @@ public:
   /// Sets every element to `value`, on the device, and waits for it.
   void fill(const T &value) { view().fill(value); }
   /// The same, ordered on `stream`, without waiting.
-  void fill_async(const T &value, const Stream &s) { view().fill_async(value, s); }
+  void fill_async(const T &value, const Stream &s) {
+    view().fill_async(value, s);
+  }
 
   /// Asynchronous copies, ordered on `stream`: the host buffer must stay
   /// alive and unchanged until the stream is synchronized. A null host
@@ -194,7 +196,7 @@ private:
 
   std::array<int64_t, Dims> shape_{};
   void *data_ = nullptr;
-  uint64_t generation_ = 0; ///< the allocating runtime's; 0: none
+  uint64_t generation_ = 0;     ///< the allocating runtime's; 0: none
   std::shared_ptr<char> alive_; ///< views hold it weakly
 };
 
@@ -250,9 +252,7 @@ public:
     return shape_[static_cast<size_t>(d)];
   }
   const std::array<int64_t, Dims> &shape() const { return shape_; }
-  size_t size() const {
-    return data_ ? Ndarray<T, Dims>::elements(shape_) : 0;
-  }
+  size_t size() const { return data_ ? Ndarray<T, Dims>::elements(shape_) : 0; }
   size_t bytes() const { return size() * sizeof(T); }
   T *data() const { return data_; }
 
@@ -282,8 +282,8 @@ public:
   }
   void fill_async(const T &value, const Stream &s) const {
     check("fill_async");
-    detail::fill(data_, &value, sizeof(T), size(),
-                 streamOf(s, "fill_async"), false);
+    detail::fill(data_, &value, sizeof(T), size(), streamOf(s, "fill_async"),
+                 false);
   }
   void copy_from_async(const T *values, size_t count, const Stream &s) const {
     const char *op = "copy_from_async";
@@ -357,7 +357,9 @@ public:
   void copy_from(const std::vector<T> &values) { view().copy_from(values); }
   /// Sets every element to `value`, on the device, and waits for it.
   void fill(const T &value) { view().fill(value); }
-  void fill_async(const T &value, const Stream &s) { view().fill_async(value, s); }
+  void fill_async(const T &value, const Stream &s) {
+    view().fill_async(value, s);
+  }
   /// Asynchronous forms, ordered on `stream`: the host buffer must stay
   /// alive and unchanged until the stream is synchronized.
   void copy_from_async(const T *values, const Stream &s) {
@@ -380,8 +382,7 @@ template <typename T, int Dims> struct ArrayTraits<Ndarray<T, Dims>> {
 template <typename T, int Dims> struct ArrayTraits<NdarrayView<T, Dims>> {
   using View = NdarrayView<T, Dims>;
 };
-template <typename T, int64_t... Dims>
-struct ArrayTraits<Field<T, Dims...>> {
+template <typename T, int64_t... Dims> struct ArrayTraits<Field<T, Dims...>> {
   using View = NdarrayView<T, sizeof...(Dims)>;
 };
 template <typename A> using view_of = typename ArrayTraits<A>::View;
@@ -395,8 +396,7 @@ void copy_views(const D &dst, const S &src, void *stream, bool wait,
   dst.check("copy");
   src.check("copy");
   if (dst.shape() != src.shape())
-    throw_shape_mismatch(what, dst.shape().data(), src.shape().data(),
-                         D::rank);
+    throw_shape_mismatch(what, dst.shape().data(), src.shape().data(), D::rank);
   copy_on_device(dst.data(), src.data(), dst.bytes(), stream, wait, what);
 }
 } // namespace detail
@@ -405,8 +405,8 @@ void copy_views(const D &dst, const S &src, void *stream, bool wait,
 /// views and fields of the same element type and shape (else a qd::Error);
 /// overlapping memory is a qd::Error.
 template <typename D, typename S> void copy(const D &dst, const S &src) {
-  detail::copy_views(detail::view_of<D>(dst), detail::view_of<S>(src),
-                     nullptr, true, "qd::copy");
+  detail::copy_views(detail::view_of<D>(dst), detail::view_of<S>(src), nullptr,
+                     true, "qd::copy");
 }
 /// The same, ordered on `stream`, without waiting.
 template <typename D, typename S>

@@ -15,6 +15,7 @@
 #include "qd/memory.h"
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -146,6 +147,42 @@ Event create_event(EventOptions options = {});
 
 /// Milliseconds between two recorded timing events.
 float elapsed_ms(const Event &start, const Event &end);
+
+/// Recorded work that replays with one call (a CUDA or HIP graph): made by
+/// qd::capture. Move-only; destroyed with the runtime's device at the
+/// latest.
+class Graph {
+public:
+  Graph() = default;
+  ~Graph();
+  Graph(Graph &&other) noexcept;
+  Graph &operator=(Graph &&other) noexcept;
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+
+  /// Enqueues the recorded work on `stream` (the default stream without
+  /// one) and returns at once. The arrays and scalars are those of the
+  /// capture.
+  void launch(const Stream &stream) const;
+  void launch() const;
+  void destroy();
+
+private:
+  friend Graph capture(const Stream &, const std::function<void()> &);
+  void *handle_ = nullptr;
+  bool live_ = false;
+  uint64_t generation_ = 0;
+  std::function<void()> replay_; ///< the CPU backend's: call fn again
+};
+
+/// Records the kernel calls (and fills, copies) that `fn` enqueues on
+/// `stream`, without running them, as a Graph to launch any number of
+/// times: the fork and join of stream-parallel kernels become the graph's
+/// branches. `stream` comes from qd::create_stream (the default stream
+/// cannot be captured), and `fn` must not wait on the host (no qd::sync,
+/// no kernel returning a value): that is a qd::Error. On the CPU backend
+/// launching calls `fn` again.
+Graph capture(const Stream &stream, const std::function<void()> &fn);
 
 /// Launches on `stream`; a stream made before qd::reset() is a qd::Error.
 inline Launch on(const Stream &stream) {

@@ -208,8 +208,8 @@ void emitOverlapChecks(const Kernel &K, llvm::raw_ostream &OS) {
       if (What.empty())
         continue;
       OS << "  qd::detail::check_group_overlap(" << names::Args << '.' << P.Name
-         << ", " << names::Args << '.' << Q.Name << ", \"" << K.Name
-         << "\", \"" << What << "\");\n";
+         << ", " << names::Args << '.' << Q.Name << ", \"" << K.Name << "\", \""
+         << What << "\");\n";
     }
 }
 

@@ -602,12 +602,13 @@ private:
     // the top-level statement (the top-level loop itself runs its body for
     // every index).
     const auto *Logic = dyn_cast<clang::BinaryOperator>(S);
-    bool Branch =
-        isa<clang::IfStmt>(S) || isa<clang::SwitchStmt>(S) ||
-        isa<clang::ConditionalOperator>(S) || isa<clang::LambdaExpr>(S) ||
-        (Logic && Logic->isLogicalOp()) ||
-        (Depth > 0 && (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
-                       isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S)));
+    bool Branch = isa<clang::IfStmt>(S) || isa<clang::SwitchStmt>(S) ||
+                  isa<clang::ConditionalOperator>(S) ||
+                  isa<clang::LambdaExpr>(S) ||
+                  (Logic && Logic->isLogicalOp()) ||
+                  (Depth > 0 &&
+                   (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
+                    isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S)));
     Branches += Branch;
     for (const clang::Stmt *Child : S->children())
       walk(Child, ItemId, Inner, ChildParent, Depth + 1);

@@ -35,8 +35,8 @@ bool isNonConstReference(clang::QualType T) {
 
 /// The array types whose elements are shared between tasks.
 bool isArrayType(clang::QualType T) {
-  return getQdSpecialization(T, "field") ||
-         getQdSpecialization(T, "ndarray") || T->isPointerType();
+  return getQdSpecialization(T, "field") || getQdSpecialization(T, "ndarray") ||
+         T->isPointerType();
 }
 
 constexpr unsigned MaxDepth = 4000;
@@ -177,7 +177,8 @@ void MemoryAccesses::note(const clang::Stmt *S, const clang::Stmt *Parent,
   if (std::optional<Element> E = getElement(S)) {
     kir::MemoryAccess A;
     const auto *V = dyn_cast<clang::VarDecl>(E->Array);
-    if (V && V->hasGlobalStorage() && getQdSpecialization(V->getType(), "field")) {
+    if (V && V->hasGlobalStorage() &&
+        getQdSpecialization(V->getType(), "field")) {
       A.On = kir::MemoryAccess::Field;
       A.Name = V->getQualifiedNameAsString();
     } else if (const auto *P = dyn_cast<clang::ParmVarDecl>(E->Array);
@@ -241,10 +242,10 @@ void MemoryAccesses::addCallee(
     F.Loc = Src.getLoc(Call->getBeginLoc()); // at the call, in the kernel
     Field(F);
   }
-  unsigned Shift = isa<clang::CXXOperatorCallExpr>(Call) &&
-                           isa<clang::CXXMethodDecl>(Def)
-                       ? 1
-                       : 0;
+  unsigned Shift =
+      isa<clang::CXXOperatorCallExpr>(Call) && isa<clang::CXXMethodDecl>(Def)
+          ? 1
+          : 0;
   for (const Summary::ParamUse &Use : Sum.Params)
     if (Use.Index + Shift < Call->getNumArgs())
       Param(Use.Index + Shift, Use);

@@ -33,8 +33,8 @@ public:
   /// expression around it), whose loop indices are LoopIndices (in
   /// dimension order; none for a serial statement). Conditional: S does
   /// not run on every run of the statement.
-  void note(const clang::Stmt *S, const clang::Stmt *Parent,
-            bool Conditional, const clang::FunctionDecl *Kernel,
+  void note(const clang::Stmt *S, const clang::Stmt *Parent, bool Conditional,
+            const clang::FunctionDecl *Kernel,
             llvm::ArrayRef<const clang::ValueDecl *> LoopIndices,
             std::vector<kir::MemoryAccess> &Out);
 
@@ -69,10 +69,10 @@ private:
   void summarizeNode(const clang::Stmt *S, const clang::Stmt *Parent,
                      const clang::FunctionDecl *FD, Summary &Out,
                      unsigned Depth);
-  void addCallee(const clang::CallExpr *Call, const clang::FunctionDecl *Caller,
-                 const std::function<void(const kir::MemoryAccess &)> &Field,
-                 const std::function<void(unsigned, const Summary::ParamUse &)>
-                     &Param);
+  void addCallee(
+      const clang::CallExpr *Call, const clang::FunctionDecl *Caller,
+      const std::function<void(const kir::MemoryAccess &)> &Field,
+      const std::function<void(unsigned, const Summary::ParamUse &)> &Param);
 
   clang::ASTContext &Ctx;
   SourceInfo &Src;

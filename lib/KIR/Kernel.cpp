@@ -23,9 +23,10 @@ qdc::kir::getIndexRanges(const MemoryAccess &A, const Stmt &S) {
       Out.push_back(IndexRange{I.Offset, I.Offset});
       continue;
     }
-    const Extent *E = S.Kind == StmtKind::Loop && size_t(I.Dim) < S.Extents.size()
-                          ? &S.Extents[size_t(I.Dim)]
-                          : nullptr;
+    const Extent *E =
+        S.Kind == StmtKind::Loop && size_t(I.Dim) < S.Extents.size()
+            ? &S.Extents[size_t(I.Dim)]
+            : nullptr;
     if (!E || !E->Begin.Value || !E->End.Value ||
         *E->End.Value <= *E->Begin.Value) {
       Out.push_back(std::nullopt);

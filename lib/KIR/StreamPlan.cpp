@@ -80,9 +80,9 @@ static std::string describeSet(
   Out += '[';
   for (size_t D = 0; D < Box.size(); ++D) {
     Out += D ? ", " : "";
-    Out += Box[D] ? std::to_string(Box[D]->Lo) + ".." +
-                        std::to_string(Box[D]->Hi)
-                  : "?";
+    Out += Box[D]
+               ? std::to_string(Box[D]->Lo) + ".." + std::to_string(Box[D]->Hi)
+               : "?";
   }
   return Out + ']';
 }

@@ -30,6 +30,8 @@ using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
 using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
+using CUgraph = struct CUgraph_st *;
+using CUgraphExec = struct CUgraphExec_st *;
 
 // The attributes and JIT options used, as cuda.h numbers them.
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;

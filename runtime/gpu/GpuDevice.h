@@ -37,11 +37,11 @@
 #include <cstring>
 #include <mutex>
 #include <optional>
-#include <vector>
 #include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace qd::rt::gpu {
 
@@ -78,6 +78,8 @@ template <typename Traits> struct GpuTypes {
   using Event = ParamOf<decltype(Traits::EventDestroy), 0>;
   using Module = ParamOf<decltype(Traits::ModuleUnload), 0>;
   using Function = ParamOf<decltype(Traits::LaunchKernel), 0>;
+  using Graph = ParamOf<decltype(Traits::GraphDestroy), 0>;
+  using GraphExec = ParamOf<decltype(Traits::GraphLaunch), 0>;
   /// An integer on CUDA, a pointer on HIP.
   using DevicePtr = ParamOf<decltype(Traits::MemFree), 0>;
 };
@@ -224,6 +226,8 @@ class GpuDevice final : public Device {
   using EventT = typename Types::Event;
   using ModuleT = typename Types::Module;
   using FunctionT = typename Types::Function;
+  using GraphT = typename Types::Graph;
+  using GraphExecT = typename Types::GraphExec;
   using DevicePtr = typename Types::DevicePtr;
   static constexpr const GpuVendor &Vendor = Traits::Vendor;
 
@@ -402,6 +406,30 @@ public:
     copyToHost(B.Host, Src, Bytes, S);
     afterStream(S, new StagingPool::Done{&Staged, B, Dst, Bytes});
   }
+  bool hasGraphs() const override { return true; }
+  void beginCapture(Handle S) override {
+    makeCurrent();
+    // Thread-local mode: other threads' unsafe calls do not break it.
+    Api.call(Api.StreamBeginCapture, stream(S), 1);
+  }
+  Handle endCapture(Handle S) override {
+    makeCurrent();
+    GraphT G = nullptr;
+    Api.call(Api.StreamEndCapture, stream(S), &G);
+    GraphExecT E = nullptr;
+    Result R = Api.GraphInstantiate(&E, G, 0ull);
+    Api.GraphDestroy(G); // the executable graph keeps what it needs
+    Api.check(R, Api.GraphInstantiate.Name);
+    return E;
+  }
+  void launchGraph(Handle E, Handle S) override {
+    makeCurrent();
+    Api.call(Api.GraphLaunch, static_cast<GraphExecT>(E), stream(S));
+  }
+  void destroyGraph(Handle E) override {
+    makeCurrent();
+    Api.call(Api.GraphExecDestroy, static_cast<GraphExecT>(E));
+  }
   void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
                     Handle S) override {
     makeCurrent();
@@ -482,8 +510,7 @@ private:
   }
   bool isPinned(const void *P) {
     unsigned Flags = 0;
-    return Api.MemHostGetFlags(&Flags, const_cast<void *>(P)) ==
-           Vendor.Success;
+    return Api.MemHostGetFlags(&Flags, const_cast<void *>(P)) == Vendor.Success;
   }
 
   /// What this thread last made current for this backend.

@@ -29,6 +29,8 @@ using hipStream_t = struct ihipStream_t *;
 using hipEvent_t = struct ihipEvent_t *;
 using hipModule_t = struct ihipModule_t *;
 using hipFunction_t = struct ihipModuleSymbol_t *;
+using hipGraph_t = struct ihipGraph *;
+using hipGraphExec_t = struct hipGraphExec *;
 
 /// hipDeviceAttribute_t as ROCm 5 and later number it.
 constexpr int hipDeviceAttributeMultiprocessorCount = 63;

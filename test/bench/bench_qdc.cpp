@@ -174,6 +174,9 @@ int main() {
     }
   }
   print("call_fork4_us", hostUsPerCall([&] { bench::empty4(1, On); }, S));
+  // The same 4-group call recorded once with qd::capture and replayed.
+  qd::Graph Fork4 = qd::capture(S, [&] { bench::empty4(1, On); });
+  print("call_fork4_graph_us", hostUsPerCall([&] { Fork4.launch(S); }, S));
 
   constexpr int64_t N = int64_t(1) << 26;
   qd::Ndarray<float, 1> X({N}), Y({N});
@@ -193,11 +196,13 @@ int main() {
                         Bytes / Stencil.Min / 1e6});
   // Device-side fills and copies of 2^26 floats (DESIGN section 3.1).
   print("fill_ms", deviceMs([&] { X.fill_async(1.5f, S); }, S, 15));
-  print("fill_f64_ms", deviceMs([&] { qd::NdarrayView<double, 1>(
-                                          static_cast<double *>(X.data()),
-                                          {N / 2})
-                                          .fill_async(1.0 / 3, S); },
-                                S, 15));
+  print("fill_f64_ms", deviceMs(
+                           [&] {
+                             qd::NdarrayView<double, 1>(
+                                 static_cast<double *>(X.data()), {N / 2})
+                                 .fill_async(1.0 / 3, S);
+                           },
+                           S, 15));
   print("copy_ms", deviceMs([&] { qd::copy_async(Y, X, S); }, S, 15));
 
   // Timeline: a kernel on one stream and an async copy of 256 MiB of

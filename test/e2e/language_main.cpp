@@ -44,8 +44,9 @@ struct ProgramBuffer {
     if (!Cuda)
       std::memcpy(Out.data(), Data, N * sizeof(T));
     else
-      fn<DtoH>("cuMemcpyDtoH_v2")(
-          Out.data(), reinterpret_cast<unsigned long long>(Data), N * sizeof(T));
+      fn<DtoH>("cuMemcpyDtoH_v2")(Out.data(),
+                                  reinterpret_cast<unsigned long long>(Data),
+                                  N * sizeof(T));
     return Out;
   }
 };
@@ -520,8 +521,8 @@ int main() {
     Pairs = Pairs && Arr.to_vector() == std::vector<float>(24, 0.5f);
     Mine.fill(7.0f);
     qd::copy(language::grid46, Mine); // view -> field
-    Pairs = Pairs && language::grid46.to_vector() ==
-                         std::vector<float>(24, 7.0f);
+    Pairs =
+        Pairs && language::grid46.to_vector() == std::vector<float>(24, 7.0f);
     qd::Stream S = qd::create_stream();
     qd::copy_async(Mine, language::grid46.view(), S); // field -> view
     Arr.fill_async(4.0f, S);
@@ -530,7 +531,7 @@ int main() {
     Pairs = Pairs && Mine.to_vector() == std::vector<float>(24, 7.0f) &&
             language::grid46.to_vector() == std::vector<float>(24, 4.0f);
     qd::Ndarray<float, 2> Other({4, 6});
-    qd::copy(Other, Arr); // ndarray -> ndarray
+    qd::copy(Other, Arr);         // ndarray -> ndarray
     qd::copy(Mine, Other.view()); // view -> view
     Pairs = Pairs && Mine.to_vector() == std::vector<float>(24, 4.0f);
     Ok.that("fills and copies between ndarrays, views and fields", Pairs);

@@ -29,6 +29,8 @@ using FakeStream = struct FakeStream_st *;
 using FakeEvent = struct FakeEvent_st *;
 using FakeModule = struct FakeModule_st *;
 using FakeFunction = struct FakeFunction_st *;
+using FakeGraph = struct FakeGraph_st *;
+using FakeGraphExec = struct FakeGraphExec_st *;
 using FakePtr = unsigned long long;
 
 constexpr int FakeFailure = 7; ///< a code the fake driver has a name for
@@ -238,6 +240,29 @@ struct FakeDriver {
         return Pinned ? 0 : FakeFailure;
       },
       "fakeMemHostGetFlags"};
+  DriverFn<int(FakeStream, int)> StreamBeginCapture{
+      [](FakeStream, int) { return record("StreamBeginCapture"); },
+      "fakeStreamBeginCapture"};
+  DriverFn<int(FakeStream, FakeGraph *)> StreamEndCapture{
+      [](FakeStream, FakeGraph *G) {
+        *G = handle<FakeGraph>(0x70);
+        return record("StreamEndCapture");
+      },
+      "fakeStreamEndCapture"};
+  DriverFn<int(FakeGraphExec *, FakeGraph, unsigned long long)>
+      GraphInstantiate{[](FakeGraphExec *E, FakeGraph, unsigned long long) {
+                         *E = handle<FakeGraphExec>(0x71);
+                         return record("GraphInstantiate");
+                       },
+                       "fakeGraphInstantiate"};
+  DriverFn<int(FakeGraph)> GraphDestroy{
+      [](FakeGraph) { return record("GraphDestroy"); }, "fakeGraphDestroy"};
+  DriverFn<int(FakeGraphExec, FakeStream)> GraphLaunch{
+      [](FakeGraphExec, FakeStream) { return record("GraphLaunch"); },
+      "fakeGraphLaunch"};
+  DriverFn<int(FakeGraphExec)> GraphExecDestroy{
+      [](FakeGraphExec) { return record("GraphExecDestroy"); },
+      "fakeGraphExecDestroy"};
   /// Runs the function at once: the fake stream has nothing before it.
   DriverFn<int(FakeStream, void (*)(void *), void *)> LaunchHostFunc{
       [](FakeStream, void (*Fn)(void *), void *Data) {
@@ -416,10 +441,10 @@ TEST_F(GpuDeviceTest, AsyncCopiesOfPageableMemoryGoThroughPinnedBlocks) {
     D.copyToDeviceAsync(P, Host.data(), 100, nullptr); // reuses the block
     D.copyToHostAsync(Back.data(), P, Back.size(), nullptr);
     EXPECT_EQ(calls(),
-              (std::vector<std::string>{
-                  "MemHostAlloc 4194304", "MemcpyHtoDAsync", "LaunchHostFunc",
-                  "MemcpyHtoDAsync", "LaunchHostFunc", "MemcpyDtoHAsync",
-                  "LaunchHostFunc"}));
+              (std::vector<std::string>{"MemHostAlloc 4194304",
+                                        "MemcpyHtoDAsync", "LaunchHostFunc",
+                                        "MemcpyHtoDAsync", "LaunchHostFunc",
+                                        "MemcpyDtoHAsync", "LaunchHostFunc"}));
     EXPECT_EQ(Back, std::vector<char>(64, char(0xab)))
         << "the host function delivers the block to the user's buffer";
     // Pinned memory is copied directly.

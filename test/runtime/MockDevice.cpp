@@ -160,6 +160,19 @@ void MockDevice::copyToHost(void *Dst, const void *Src, size_t Bytes,
   std::memcpy(Dst, Src, Bytes);
 }
 
+void MockDevice::beginCapture(Handle S) { call("beginCapture " + name(S)); }
+
+Handle MockDevice::endCapture(Handle S) {
+  call("endCapture " + name(S));
+  return reinterpret_cast<Handle>(uintptr_t(0x6000));
+}
+
+void MockDevice::launchGraph(Handle, Handle S) {
+  call("launchGraph " + name(S));
+}
+
+void MockDevice::destroyGraph(Handle) { call("destroyGraph"); }
+
 void MockDevice::copyOnDevice(void *Dst, const void *Src, size_t Bytes,
                               Handle S) {
   call("copyOnDevice " + std::to_string(Bytes) + " " + name(S));

@@ -76,6 +76,11 @@ public:
   void copyToHost(void *Dst, const void *Src, size_t Bytes, Handle S) override;
   void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
                     Handle S) override;
+  bool hasGraphs() const override { return true; }
+  void beginCapture(Handle S) override;
+  Handle endCapture(Handle S) override;
+  void launchGraph(Handle G, Handle S) override;
+  void destroyGraph(Handle G) override;
   void memset(void *Dst, uint32_t Word, unsigned WordBytes, size_t Count,
               Handle S) override;
 

@@ -112,6 +112,43 @@ TEST_F(MockRuntimeTest, ForkJoinTwoGroupsOnAnExplicitStream) {
                    "record e3 s3", "wait " + L + " e3"}));
 }
 
+TEST_F(MockRuntimeTest, CaptureRecordsTheForkAndJoinAndReplaysThemInOneCall) {
+  TestModule TM("graph");
+  uint32_t K = TM.addKernel("k", groups({1, 2}));
+  qdrt_module *M = TM.registered();
+  qd::Stream S = qd::create_stream(); // s1; the pool's are s2, s3
+  launch(M, K, {1, 1}, nullptr, &S);  // loads the module
+  calls();
+  qd::Graph G = qd::capture(S, [&] { launch(M, K, {10, 20}, nullptr, &S); });
+  Calls C = calls();
+  ASSERT_GE(C.size(), 2u);
+  EXPECT_EQ(C.front(), "beginCapture s1");
+  EXPECT_EQ(C.back(), "endCapture s1");
+  EXPECT_EQ(std::count(C.begin(), C.end(), "launch k_t0 n=10 s2"), 1);
+  G.launch(S);
+  G.launch();
+  EXPECT_EQ(calls(), (Calls{"launchGraph s1", "launchGraph s0"}));
+  G.destroy();
+  EXPECT_EQ(calls(), (Calls{"destroyGraph"}));
+  EXPECT_THROW(G.launch(S), qd::Error);
+}
+
+TEST_F(MockRuntimeTest, AFailedCaptureEndsItAndTheStreamGoesOn) {
+  qd::Stream S = qd::create_stream();
+  calls();
+  EXPECT_THROW(qd::capture(S, [] { throw qd::Error("inside"); }), qd::Error);
+  EXPECT_EQ(calls(),
+            (Calls{"beginCapture s1", "endCapture s1", "destroyGraph"}));
+  try {
+    qd::capture(qd::Stream(), [] {});
+    ADD_FAILURE() << "the default stream was captured";
+  } catch (const qd::Error &E) {
+    EXPECT_STREQ(E.what(), "qd::capture: the default stream cannot be "
+                           "captured; capture on a stream from "
+                           "qd::create_stream()");
+  }
+}
+
 TEST_F(MockRuntimeTest, ForkJoinEightGroups) {
   TestModule TM("eight");
   std::vector<TestTask> Tasks = groups({1, 2, 3, 4, 5, 6, 7, 8, 8});

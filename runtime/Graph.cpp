@@ -1,0 +1,104 @@
+//===- Graph.cpp - Recorded work replayed with one call -------------------===//
+//
+// Part of qdc. qd::capture and qd::Graph (DESIGN section 3.2) over the
+// device's stream capture: everything the captured function enqueues on
+// the stream, including the fork and join of stream-parallel kernels
+// (their worker streams wait on events of the captured stream, so the
+// capture follows them), becomes one executable graph. The CPU backend has
+// no graphs: its Graph keeps the function and calls it again.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Runtime.h"
+
+using namespace qd;
+using namespace qd::rt;
+
+namespace {
+Device *deviceOfGeneration(uint64_t Generation) {
+  Runtime *R = currentIfRunning();
+  return R && R->generation() == Generation ? &R->device() : nullptr;
+}
+} // namespace
+
+Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
+  Runtime &R = current();
+  Device &D = R.device();
+  void *H = detail::stream_handle(S, "qd::capture");
+  Graph G;
+  G.generation_ = R.generation();
+  G.live_ = true;
+  if (!D.hasGraphs()) {
+    G.replay_ = Fn;
+    return G;
+  }
+  if (!H)
+    throw Error("qd::capture: the default stream cannot be captured; "
+                "capture on a stream from qd::create_stream()");
+  D.beginCapture(H);
+  try {
+    Fn();
+  } catch (...) {
+    // End the capture, whose graph is invalid, so the stream works again.
+    try {
+      D.destroyGraph(D.endCapture(H));
+    } catch (const Error &) {
+    }
+    throw;
+  }
+  G.handle_ = D.endCapture(H);
+  return G;
+}
+
+Graph::~Graph() { destroy(); }
+
+Graph::Graph(Graph &&O) noexcept
+    : handle_(O.handle_), live_(O.live_), generation_(O.generation_),
+      replay_(std::move(O.replay_)) {
+  O.handle_ = nullptr;
+  O.live_ = false;
+}
+
+Graph &Graph::operator=(Graph &&O) noexcept {
+  if (this != &O) {
+    destroy();
+    handle_ = O.handle_;
+    live_ = O.live_;
+    generation_ = O.generation_;
+    replay_ = std::move(O.replay_);
+    O.handle_ = nullptr;
+    O.live_ = false;
+  }
+  return *this;
+}
+
+void Graph::launch(const Stream &S) const {
+  if (!live_)
+    throw Error("qd::Graph::launch: the graph is empty (default-constructed, "
+                "moved-from or destroyed)");
+  Device *D = deviceOfGeneration(generation_);
+  if (!D)
+    throw Error("qd::Graph::launch: the graph belongs to a runtime that was "
+                "reset");
+  void *H = detail::stream_handle(S, "qd::Graph::launch");
+  if (replay_)
+    return replay_();
+  D->launchGraph(handle_, H);
+}
+
+void Graph::launch() const { launch(Stream()); }
+
+void Graph::destroy() {
+  if (!live_)
+    return;
+  live_ = false;
+  replay_ = nullptr;
+  Device *D = deviceOfGeneration(generation_);
+  if (D && handle_) {
+    try {
+      D->destroyGraph(handle_);
+    } catch (const Error &) {
+    }
+  }
+  handle_ = nullptr;
+}
