@@ -19,6 +19,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace qd::rt {
 
@@ -101,6 +102,30 @@ public:
     (void)Stream;
   }
   virtual void destroyGraph(Handle Graph) { (void)Graph; }
+
+  /// Graph kernels (QD_GRAPH): a captured graph whose kernel nodes take new
+  /// arguments before each replay. endCaptureForUpdate is endCapture that
+  /// also keeps the recorded graph (Recorded) and lists its kernel nodes;
+  /// setKernelArgs gives one of them a call's argument block and count.
+  struct KernelNode {
+    Handle Function = nullptr, Node = nullptr;
+    unsigned Grid = 0, Block = 0;
+  };
+  virtual bool canUpdateGraphs() const { return false; }
+  virtual Handle endCaptureForUpdate(Handle Stream, Handle &Recorded,
+                                     std::vector<KernelNode> &Nodes) {
+    (void)Recorded;
+    (void)Nodes;
+    return endCapture(Stream);
+  }
+  virtual void setKernelArgs(Handle Graph, const KernelNode &Node,
+                             const void *Args, uint64_t Iterations) {
+    (void)Graph;
+    (void)Node;
+    (void)Args;
+    (void)Iterations;
+  }
+  virtual void destroyRecordedGraph(Handle Recorded) { (void)Recorded; }
   /// Copies between two buffers of this device (which do not overlap).
   virtual void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
                             Handle Stream) = 0;

@@ -84,6 +84,14 @@ void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
                           Handle LaunchStream, void *Result) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = RT.device();
+  // QD_GRAPH kernels keep no scalars (qdc refuses them), so their argument
+  // block is the caller's.
+  if ((K.flags & QDRT_KERNEL_GRAPH) && !K.scalars_size && !Result &&
+      D.canUpdateGraphs()) {
+    RT.graphKernels().launch(RT, Desc, LM, Kernel, Args, Iterations,
+                             LaunchStream);
+    return;
+  }
   ScalarBlock Scalars(D, K, Args, LaunchStream);
   launchTasks(RT, Desc, LM, Kernel, Scalars.args(Args), Iterations,
               LaunchStream);
@@ -142,4 +150,73 @@ static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
       }
     throw;
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Graph kernels
+//===----------------------------------------------------------------------===//
+
+GraphKernels::~GraphKernels() {
+  for (auto &[K, E] : Entries)
+    release(E);
+  if (CaptureStream)
+    try {
+      D.destroyStream(CaptureStream);
+    } catch (const qd::Error &) {
+    }
+}
+
+void GraphKernels::release(Entry &E) {
+  try {
+    if (E.Exec)
+      D.destroyGraph(E.Exec);
+    if (E.Recorded)
+      D.destroyRecordedGraph(E.Recorded);
+  } catch (const qd::Error &) {
+  }
+  E = Entry();
+}
+
+void GraphKernels::launch(Runtime &RT, const qdrt_module_desc &Desc,
+                          const LoadedModule &LM, uint32_t Kernel,
+                          const void *Args, const uint64_t *Iterations,
+                          Handle LaunchStream) {
+  const qdrt_kernel_desc &K = Desc.kernels[Kernel];
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Entry &E = Entries[&K];
+  std::vector<uint64_t> Counts(Iterations, Iterations + K.num_tasks);
+  if (!E.Exec || E.Iterations != Counts) {
+    // Record the tasks (fork and join included) on a stream of our own:
+    // the launch stream may be the default stream, which cannot be
+    // captured.
+    release(E);
+    if (!CaptureStream)
+      CaptureStream = D.createStream();
+    D.beginCapture(CaptureStream);
+    try {
+      launchTasks(RT, Desc, LM, Kernel, Args, Iterations, CaptureStream);
+    } catch (...) {
+      try {
+        D.destroyGraph(D.endCapture(CaptureStream));
+      } catch (const qd::Error &) {
+      }
+      throw;
+    }
+    E.Exec = D.endCaptureForUpdate(CaptureStream, E.Recorded, E.Nodes);
+    E.Iterations = Counts;
+    for (const Device::KernelNode &N : E.Nodes) {
+      uint32_t Task = K.num_tasks;
+      for (uint32_t I = 0; I < K.num_tasks; ++I)
+        if (LM.Functions[K.first_task + I] == N.Function)
+          Task = I;
+      E.NodeTask.push_back(Task);
+    }
+  } else {
+    // The same geometry: give each task node this call's arguments.
+    for (size_t I = 0; I < E.Nodes.size(); ++I)
+      if (E.NodeTask[I] < K.num_tasks)
+        D.setKernelArgs(E.Exec, E.Nodes[I], K.arg_size ? Args : nullptr,
+                        Iterations[E.NodeTask[I]]);
+  }
+  D.launchGraph(E.Exec, LaunchStream);
 }

@@ -19,13 +19,15 @@ using namespace qd::rt;
 Device::~Device() = default;
 
 Runtime::Runtime(std::unique_ptr<Device> Dev, int Ordinal, uint64_t Generation)
-    : D(std::move(Dev)), Pool(*D), Ordinal(Ordinal), Generation(Generation) {}
+    : D(std::move(Dev)), Pool(*D), Graphs(std::make_unique<GraphKernels>(*D)),
+      Ordinal(Ordinal), Generation(Generation) {}
 
 Runtime::~Runtime() {
   try {
     D->synchronizeStream(nullptr);
   } catch (const qd::Error &) {
   }
+  Graphs.reset(); // before the modules whose functions they launch
   for (auto &[M, LM] : Modules)
     try {
       D->unloadModule(LM->Native);

@@ -30,6 +30,36 @@ struct LoadedModule {
   void *AssertRecord = nullptr;  ///< its qdrt_assert_record, if it has one
 };
 
+class Runtime;
+
+/// The graphs of QD_GRAPH kernels, one per (module, kernel) for the
+/// runtime's device, recorded on the first call and again when a task's
+/// iteration count changes (the launch geometry), replayed otherwise with
+/// the call's arguments. Thread-safe. Defined in ForkJoin.cpp.
+class GraphKernels {
+public:
+  explicit GraphKernels(Device &D) : D(D) {}
+  ~GraphKernels();
+  /// Enqueues kernel Kernel of Desc on LaunchStream from its graph.
+  void launch(Runtime &RT, const qdrt_module_desc &Desc,
+              const LoadedModule &LM, uint32_t Kernel, const void *Args,
+              const uint64_t *Iterations, Handle LaunchStream);
+
+private:
+  struct Entry {
+    std::vector<uint64_t> Iterations;
+    Handle Recorded = nullptr, Exec = nullptr;
+    std::vector<Device::KernelNode> Nodes;
+    std::vector<uint32_t> NodeTask; ///< the task of each node
+  };
+  void release(Entry &E);
+
+  Device &D;
+  std::mutex Mutex;
+  Handle CaptureStream = nullptr;
+  std::unordered_map<const qdrt_kernel_desc *, Entry> Entries;
+};
+
 class Runtime {
 public:
   Runtime(std::unique_ptr<Device> D, int Ordinal, uint64_t Generation);
@@ -37,6 +67,7 @@ public:
   ~Runtime();
 
   Device &device() { return *D; }
+  GraphKernels &graphKernels() { return *Graphs; }
   StreamPool &pool() { return Pool; }
   uint64_t generation() const { return Generation; }
   int ordinal() const { return Ordinal; }
@@ -58,6 +89,7 @@ public:
 private:
   std::unique_ptr<Device> D;
   StreamPool Pool;
+  std::unique_ptr<GraphKernels> Graphs;
   int Ordinal;
   uint64_t Generation;
   std::mutex ModulesMutex;

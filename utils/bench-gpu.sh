@@ -71,6 +71,10 @@ if "call_fork4_graph_us" in q:
     g, h = q["call_fork4_graph_us"], c["call_fork4_us"]
     print(f"| call: 4-group kernel replayed from qd::capture vs hand-written fork/join, host us/call | {g[0]:.2f} ({g[1]:.2f}..{g[2]:.2f}) | "
           f"{h[0]:.2f} ({h[1]:.2f}..{h[2]:.2f}) | {g[0]/h[0]:.3f} | <= 0.35 |")
+if "call_fork4_qdgraph_us" in q:
+    g, h = q["call_fork4_qdgraph_us"], c["call_fork4_us"]
+    print(f"| call: 4-group QD_GRAPH kernel (arguments updated, graph replayed) vs hand-written fork/join, host us/call | {g[0]:.2f} ({g[1]:.2f}..{g[2]:.2f}) | "
+          f"{h[0]:.2f} ({h[1]:.2f}..{h[2]:.2f}) | {g[0]/h[0]:.3f} | <= 0.35 |")
 if "call_plain_interleaved_us" in q:
     l, r = q["call_plain_interleaved_us"], q["call_raw_interleaved_us"]
     print(f"| call: launcher vs raw cuLaunchKernel in one process, turns | {l[0]:.2f} ({l[1]:.2f}..{l[2]:.2f}) | "

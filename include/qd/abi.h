@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 3u
+#define QDRT_ABI_VERSION 4u
 
 /**
  * An iteration count that the task computes itself when it starts (its
@@ -80,7 +80,11 @@ typedef struct qdrt_kernel_desc {
   /** Where the return value lies among the scalars, and its size (0: void). */
   uint32_t result_offset;
   uint32_t result_size;
+  uint32_t flags; /**< QDRT_KERNEL_GRAPH: a QD_GRAPH kernel */
 } qdrt_kernel_desc;
+
+/** The kernel replays a cached graph of its tasks (QD_GRAPH). */
+#define QDRT_KERNEL_GRAPH 1u
 
 typedef struct qdrt_field_desc {
   const char *name; /**< the device global's symbol */

@@ -39,6 +39,10 @@
 
 /// A device function that kernels (and other QD_FUNCs) can call.
 #define QD_FUNC QD_ANNOTATE_("qd.func")
+/// After QD_KERNEL: on GPUs the first call records the kernel's tasks
+/// (with its groups' fork and join) as a graph, and later calls replay it
+/// with their own arguments (DESIGN section 3.2).
+#define QD_GRAPH QD_ANNOTATE_("qd.graph")
 
 /// `QD_STREAM_PARALLEL { ... }`: one group of a stream-parallel kernel. The
 /// blocks of a kernel run concurrently, each on its own stream; the loops in

@@ -132,6 +132,8 @@ private:
         OS << ", .result_offset = __builtin_offsetof(" << Scalars << ", "
            << names::Return << "), .result_size = sizeof(" << K.ReturnType
            << ")";
+      if (K.IsGraph)
+        OS << ", .flags = QDRT_KERNEL_GRAPH";
       OS << "},\n";
       First += K.Tasks.size();
     }

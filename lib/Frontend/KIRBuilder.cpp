@@ -98,6 +98,7 @@ public:
   kir::Kernel build() {
     K.Name = FD->getNameAsString();
     K.Scope = getScope(FD->getDeclContext());
+    K.IsGraph = hasAnnotation(FD, "qd.graph");
     K.Loc = Src.getLoc(FD->getLocation());
     K.Range = Src.getRange(FD->getSourceRange());
     clang::QualType RT = FD->getReturnType();

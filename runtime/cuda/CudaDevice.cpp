@@ -32,6 +32,17 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUgraph = struct CUgraph_st *;
 using CUgraphExec = struct CUgraphExec_st *;
+using CUgraphNode = struct CUgraphNode_st *;
+/// CUDA_KERNEL_NODE_PARAMS as the unversioned (v1) graph entry points take
+/// it.
+struct KernelNodeParams {
+  CUfunction func;
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+};
 
 // The attributes and JIT options used, as cuda.h numbers them.
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
@@ -46,6 +57,9 @@ constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
 /// The CUDA driver as the shared device sees it: its functions, resolved
 /// once from libcuda.so.1, and the facts of its API the table cannot say.
 struct CudaDriver {
+  using KernelNode = CUgraphNode;
+  using KernelNodeParams = ::KernelNodeParams;
+  static constexpr int KernelNodeType = 0; // CU_GRAPH_NODE_TYPE_KERNEL
   static constexpr GpuVendor Vendor = {
       qd::Arch::cuda, "cuda", "CUDA",
       "libcuda.so.1 loaded, but there is no CUDA device",

@@ -143,6 +143,13 @@ private:
   std::vector<Block> Free, All;
 };
 
+/// Whether a driver table has the entries that update a graph's kernel
+/// nodes in place (CUDA's does; graph kernels elsewhere launch plainly).
+template <typename T, typename = void> struct HasKernelNodes : std::false_type {};
+template <typename T>
+struct HasKernelNodes<T, std::void_t<typename T::KernelNode>>
+    : std::true_type {};
+
 /// A vendor's driver (Traits), with its failures turned into qd::Error.
 template <typename Traits> class GpuDriver : public Traits {
 public:
@@ -429,6 +436,59 @@ public:
   void destroyGraph(Handle E) override {
     makeCurrent();
     Api.call(Api.GraphExecDestroy, static_cast<GraphExecT>(E));
+  }
+  bool canUpdateGraphs() const override { return HasKernelNodes<Traits>::value; }
+  Handle endCaptureForUpdate(Handle S, Handle &Recorded,
+                             std::vector<KernelNode> &Nodes) override {
+    if constexpr (HasKernelNodes<Traits>::value) {
+      makeCurrent();
+      GraphT G = nullptr;
+      Api.call(Api.StreamEndCapture, stream(S), &G);
+      Recorded = G;
+      size_t N = 0;
+      Api.call(Api.GraphGetNodes, G, nullptr, &N);
+      std::vector<typename Traits::KernelNode> All(N);
+      Api.call(Api.GraphGetNodes, G, All.data(), &N);
+      for (typename Traits::KernelNode Node : All) {
+        int Type = -1;
+        Api.call(Api.GraphNodeGetType, Node, &Type);
+        if (Type != Traits::KernelNodeType)
+          continue;
+        typename Traits::KernelNodeParams P{};
+        Api.call(Api.GraphKernelNodeGetParams, Node, &P);
+        Nodes.push_back({P.func, Node, P.gridDimX, P.blockDimX});
+      }
+      GraphExecT E = nullptr;
+      Api.call(Api.GraphInstantiate, &E, G, 0ull);
+      return E;
+    } else {
+      return endCapture(S);
+    }
+  }
+  void setKernelArgs(Handle E, const KernelNode &N, const void *Args,
+                     uint64_t Iterations) override {
+    if constexpr (HasKernelNodes<Traits>::value) {
+      makeCurrent();
+      // As launch passes them: the argument block, if any, then the count.
+      void *Params[2] = {};
+      unsigned K = 0;
+      if (Args)
+        Params[K++] = const_cast<void *>(Args);
+      Params[K] = &Iterations;
+      typename Traits::KernelNodeParams P{};
+      P.func = static_cast<FunctionT>(N.Function);
+      P.gridDimX = N.Grid;
+      P.gridDimY = P.gridDimZ = 1;
+      P.blockDimX = N.Block;
+      P.blockDimY = P.blockDimZ = 1;
+      P.kernelParams = Params;
+      Api.call(Api.GraphExecKernelNodeSetParams, static_cast<GraphExecT>(E),
+               static_cast<typename Traits::KernelNode>(N.Node), &P);
+    }
+  }
+  void destroyRecordedGraph(Handle G) override {
+    makeCurrent();
+    Api.call(Api.GraphDestroy, static_cast<GraphT>(G));
   }
   void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
                     Handle S) override {

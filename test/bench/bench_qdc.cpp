@@ -177,6 +177,8 @@ int main() {
   // The same 4-group call recorded once with qd::capture and replayed.
   qd::Graph Fork4 = qd::capture(S, [&] { bench::empty4(1, On); });
   print("call_fork4_graph_us", hostUsPerCall([&] { Fork4.launch(S); }, S));
+  print("call_fork4_qdgraph_us",
+        hostUsPerCall([&] { bench::empty4_graph(1, On); }, S));
 
   constexpr int64_t N = int64_t(1) << 26;
   qd::Ndarray<float, 1> X({N}), Y({N});

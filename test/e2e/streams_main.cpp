@@ -68,6 +68,26 @@ int main() {
   Ok.all("event wait across streams", Y2.to_vector(),
          [&](size_t i) { return 1.0f + Pv(i); });
 
+  // A QD_GRAPH kernel called with new scalars and arrays of one size (its
+  // graph replays with them), then with a larger array (recorded again).
+  {
+    qd::Ndarray<float, 1> X1({1000}), X2({1000}), X3({5000});
+    bool Replays = true;
+    for (int Call = 0; Call < 3; ++Call) {
+      qd::Ndarray<float, 1> &X = Call == 1 ? X2 : X1;
+      streams::graph_step(X, float(10 * Call), float(Call));
+      qd::sync();
+      std::vector<float> V = X.to_vector();
+      Replays = Replays && V[5] == float(10 * Call + 5) &&
+                streams::d.to_vector()[100] == float(Call);
+    }
+    streams::graph_step(X3, 1.0f, 7.0f);
+    qd::sync();
+    Ok.that("a QD_GRAPH kernel replays with each call's arguments", Replays);
+    Ok.that("a QD_GRAPH kernel records again for another geometry",
+            X3.to_vector()[4999] == 5000.0f && streams::d.to_vector()[0] == 7.0f);
+  }
+
   // A captured graph: a fill, a copy and a two-group kernel recorded once
   // (nothing runs), then replayed.
   {

@@ -124,7 +124,9 @@ void MockDevice::launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
   bool Run;
   {
     std::lock_guard<std::mutex> Lock(State->Mutex);
-    Run = State->RunCpuTasks;
+    Run = State->RunCpuTasks && !Capturing;
+    if (Capturing)
+      Captured.push_back(&T);
   }
   auto *Task = static_cast<const qdrt_task_desc *>(Fn);
   if (Run && Task->cpu_fn)
@@ -160,10 +162,37 @@ void MockDevice::copyToHost(void *Dst, const void *Src, size_t Bytes,
   std::memcpy(Dst, Src, Bytes);
 }
 
-void MockDevice::beginCapture(Handle S) { call("beginCapture " + name(S)); }
+void MockDevice::beginCapture(Handle S) {
+  call("beginCapture " + name(S));
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  Capturing = true;
+  Captured.clear();
+}
+
+Handle MockDevice::endCaptureForUpdate(Handle S, Handle &Recorded,
+                                       std::vector<KernelNode> &Nodes) {
+  call("endCaptureForUpdate " + name(S));
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  Capturing = false;
+  for (const qdrt_task_desc *T : Captured)
+    Nodes.push_back({const_cast<qdrt_task_desc *>(T), nullptr, 1, 1});
+  Recorded = reinterpret_cast<Handle>(uintptr_t(0x6001));
+  return reinterpret_cast<Handle>(uintptr_t(0x6000));
+}
+
+void MockDevice::setKernelArgs(Handle, const KernelNode &N, const void *,
+                               uint64_t Iterations) {
+  call(std::string("setKernelArgs ") +
+       static_cast<const qdrt_task_desc *>(N.Function)->name +
+       " n=" + std::to_string(Iterations));
+}
 
 Handle MockDevice::endCapture(Handle S) {
   call("endCapture " + name(S));
+  {
+    std::lock_guard<std::mutex> Lock(State->Mutex);
+    Capturing = false;
+  }
   return reinterpret_cast<Handle>(uintptr_t(0x6000));
 }
 

@@ -81,6 +81,12 @@ public:
   Handle endCapture(Handle S) override;
   void launchGraph(Handle G, Handle S) override;
   void destroyGraph(Handle G) override;
+  bool canUpdateGraphs() const override { return true; }
+  Handle endCaptureForUpdate(Handle S, Handle &Recorded,
+                             std::vector<KernelNode> &Nodes) override;
+  void setKernelArgs(Handle Graph, const KernelNode &Node, const void *Args,
+                     uint64_t Iterations) override;
+  void destroyRecordedGraph(Handle) override { call("destroyRecordedGraph"); }
   void memset(void *Dst, uint32_t Word, unsigned WordBytes, size_t Count,
               Handle S) override;
 
@@ -88,6 +94,9 @@ public:
   std::string name(Handle H);
 
 private:
+  /// The tasks launched while a capture is open: the graph's kernel nodes.
+  std::vector<const qdrt_task_desc *> Captured;
+  bool Capturing = false;
   /// Logs a call, or throws when it is the one chosen to fail.
   void call(const std::string &What);
   Handle make(char Kind);

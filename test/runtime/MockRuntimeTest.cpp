@@ -133,6 +133,29 @@ TEST_F(MockRuntimeTest, CaptureRecordsTheForkAndJoinAndReplaysThemInOneCall) {
   EXPECT_THROW(G.launch(S), qd::Error);
 }
 
+TEST_F(MockRuntimeTest, GraphKernelsRecordOnceAndReplayWithNewArguments) {
+  TestModule TM("gk");
+  uint32_t K = TM.addKernel("g", groups({1, 2}), /*ArgSize=*/4,
+                            QDRT_KERNEL_GRAPH);
+  qdrt_module *M = TM.registered();
+  int Args = 0;
+  launch(M, K, {10, 20}, &Args); // loads, records, replays
+  Calls C = calls();
+  auto Begin = std::find(C.begin(), C.end(), "createStream -> s3");
+  ASSERT_NE(Begin, C.end()) << "a stream of its own to capture on";
+  EXPECT_EQ(C.back(), "launchGraph s0");
+  EXPECT_EQ(std::count(C.begin(), C.end(), "endCaptureForUpdate s3"), 1);
+  launch(M, K, {10, 20}, &Args); // the same geometry: new arguments only
+  EXPECT_EQ(calls(), (Calls{"setKernelArgs g_t0 n=10", "setKernelArgs g_t1 n=20",
+                            "launchGraph s0"}));
+  launch(M, K, {10, 30}, &Args); // another geometry: recorded again
+  C = calls();
+  EXPECT_EQ(C.front(), "destroyGraph");
+  EXPECT_EQ(C[1], "destroyRecordedGraph");
+  EXPECT_EQ(C[2], "beginCapture s3");
+  EXPECT_EQ(C.back(), "launchGraph s0");
+}
+
 TEST_F(MockRuntimeTest, AFailedCaptureEndsItAndTheStreamGoesOn) {
   qd::Stream S = qd::create_stream();
   calls();

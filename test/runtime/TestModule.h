@@ -32,9 +32,10 @@ public:
   /// Adds a kernel whose tasks are named <kernel>_t0, _t1, ...; returns
   /// its index.
   uint32_t addKernel(const std::string &Kernel, std::vector<TestTask> Tasks,
-                     uint32_t ArgSize = 0) {
+                     uint32_t ArgSize = 0, uint32_t Flags = 0) {
     qdrt_kernel_desc K{};
     K.name = keep(Kernel);
+    K.flags = Flags;
     K.first_task = static_cast<uint32_t>(TaskTable.size());
     K.num_tasks = static_cast<uint32_t>(Tasks.size());
     K.arg_size = ArgSize;

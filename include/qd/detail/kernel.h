@@ -19,6 +19,7 @@
 #define QD_KERNEL
 #define QD_STREAM_PARALLEL
 #define QD_FUNC QD_DEVICE_FN
+#define QD_GRAPH
 
 #include "qd/abi.h"
 #include "qd/detail/math_list.h"

@@ -325,6 +325,8 @@ struct Kernel {
   /// The module's device code calls qd::random or qd::randn: each call of
   /// the kernel gets a new random key in its argument block.
   bool UsesRandom = false;
+  /// QD_GRAPH: the runtime replays a cached graph of the tasks.
+  bool IsGraph = false;
   bool hasScalars() const { return !Scalars.empty() || ReturnStmt; }
   /// Whether tasks take an argument block: parameters or kernel scalars.
   bool hasArgBlock() const {
