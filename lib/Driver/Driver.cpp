@@ -139,16 +139,27 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   FOpts.CheckDeviceCode = !Opts.OffloadArchs.empty();
   FrontendSession Session(std::move(FOpts));
   std::optional<kir::Module> M = Session.parse();
-  if (!M)
+  // Ends with clang's "N errors generated." when anything was reported.
+  auto Summarize = [&] {
+    std::string Summary = Session.getSummary();
+    if (!Summary.empty())
+      llvm::errs() << Summary << '\n';
+  };
+  if (!M) {
+    Summarize();
     return 1;
+  }
   // The rules code generation adds run only when code is generated.
   bool Dump = Opts.Emit == EmitKind::KIR || Opts.Emit == EmitKind::StreamPlan;
   runPipeline(*M, Session.getDiags(), Opts.StopAfter,
               /*ForCodeGen=*/!Opts.SyntaxOnly && !Dump);
   checkNamespaceFree(*M, getGeneratedNamespace(Opts.InputFile, Opts.Namespace),
                      Session.getDiags());
-  if (Session.getNumErrors())
+  if (Session.getNumErrors()) {
+    Summarize();
     return 1;
+  }
+  Summarize(); // the warnings
   if (Opts.StopAfter.empty())
     if (llvm::Error E = kir::verifyModule(*M))
       return reportError("internal error: invalid kernel IR: " +

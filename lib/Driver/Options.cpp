@@ -28,6 +28,10 @@ constexpr llvm::StringLiteral SingleDashOptions[] = {
     "-MT",           "-ffast-math", "-fno-fast-math"};
 
 std::string toCLI11Spelling(llvm::StringRef Arg) {
+  // -W<name>, -Wno-<name>: qdc's own warnings, or passed to the frontend.
+  if (Arg.starts_with("-W") && Arg.size() > 2 && Arg != "-Werror" &&
+      !Arg.starts_with("-Werror="))
+    return "--warning=" + Arg.drop_front(2).str();
   if (Arg == "-use_fast_math") // nvcc's short spelling of --use_fast_math
     return "--use_fast_math";
   for (llvm::StringRef Opt : SingleDashOptions)
@@ -152,6 +156,10 @@ struct Parser {
     App.add_flag("--Werror", Opts.Tools.WarningsAsErrors,
                  "Treat warnings as errors");
     App.add_flag("-w", Opts.Tools.IgnoreWarnings, "Suppress all warnings");
+    // -W<name> and -Wno-<name>, rewritten to this (see toCLI11Spelling).
+    App.add_option("--warning", Opts.Tools.Warnings)
+        ->allow_extra_args(false)
+        ->group("");
     App.add_flag("-v", Opts.Tools.Verbose, "Show the commands qdc runs");
     App.add_flag("--version", ShowVersion, "Print the version and exit");
     App.add_flag("--print-include-dir", Opts.PrintIncludeDir,

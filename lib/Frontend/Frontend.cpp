@@ -76,6 +76,7 @@ public:
                  SM.getSpellingLineNumber(Directive), 1};
     Diags.report(DiagID::err_line_number_too_large, At)
         << std::to_string(P.getLine());
+    Diags.flush(); // printed before everything after is suppressed
     Engine.setSuppressAllDiagnostics(true);
   }
 
@@ -155,8 +156,12 @@ struct FrontendSession::Impl {
     CI.createDiagnostics();
     Sink = std::make_unique<ClangDiagSink>(CI.getDiagnostics());
     Diags = std::make_unique<DiagEngine>(*Sink);
+    Diags->setSourceOrder(true);
     Diags->setWarningsAsErrors(Opts.Tools->getOptions().WarningsAsErrors);
     Diags->setIgnoreWarnings(Opts.Tools->getOptions().IgnoreWarnings);
+    for (const std::string &W : Opts.Tools->getOptions().Warnings)
+      if (W == "stream-race" || W == "no-stream-race")
+        Diags->setWarningEnabled(DiagID::warn_stream_race, W == "stream-race");
     return true;
   }
 };
@@ -174,6 +179,15 @@ FrontendSession::~FrontendSession() {
 }
 
 std::optional<kir::Module> FrontendSession::parse() {
+  // The passes report after the frontend: on success, everything is sorted
+  // together when the driver asks how many errors there were.
+  std::optional<kir::Module> M = parseSource();
+  if (!M)
+    P->Diags->flush();
+  return M;
+}
+
+std::optional<kir::Module> FrontendSession::parseSource() {
   if (!P->InvocationOK || P->Begun)
     return std::nullopt;
   if (P->Opts.Tools->getOptions().Verbose)
@@ -204,7 +218,29 @@ DiagEngine &FrontendSession::getDiags() { return *P->Diags; }
 unsigned FrontendSession::getNumErrors() const {
   if (!P->InvocationOK)
     return 1;
+  P->Diags->flush(); // what is counted is what was printed
   return P->CI.getDiagnostics().getNumErrors();
+}
+
+std::string FrontendSession::getSummary() const {
+  unsigned E = getNumErrors(), W = getNumWarnings();
+  if (!E && !W)
+    return "";
+  std::string Out;
+  if (W)
+    Out += std::to_string(W) + (W == 1 ? " warning" : " warnings");
+  if (W && E)
+    Out += " and ";
+  if (E)
+    Out += std::to_string(E) + (E == 1 ? " error" : " errors");
+  return Out + " generated.";
+}
+
+unsigned FrontendSession::getNumWarnings() const {
+  if (!P->InvocationOK)
+    return 0;
+  P->Diags->flush();
+  return P->CI.getDiagnostics().getNumWarnings();
 }
 
 const std::vector<std::string> &FrontendSession::getClangArgs() const {

@@ -8,6 +8,9 @@
 
 #include "llvm/Support/ErrorHandling.h"
 
+#include <algorithm>
+#include <tuple>
+
 using namespace qdc;
 
 namespace {
@@ -95,7 +98,7 @@ void DiagEngine::emit(Diagnostic D) {
       return;
   } else {
     if (D.Level == DiagLevel::Warning) {
-      if (IgnoreWarnings)
+      if (IgnoreWarnings || llvm::is_contained(Disabled, D.ID))
         D.Level = DiagLevel::Ignored;
       else if (WarningsAsErrors)
         D.Level = DiagLevel::Error;
@@ -108,5 +111,49 @@ void DiagEngine::emit(Diagnostic D) {
     ++NumErrors;
   else if (D.Level == DiagLevel::Warning)
     ++NumWarnings;
-  Sink.handle(D);
+  if (SourceOrder)
+    Pending.push_back(std::move(D));
+  else
+    Sink.handle(D);
+}
+
+void DiagEngine::flush() {
+  // Each diagnostic with its notes is one unit, placed by its location.
+  struct Unit {
+    size_t File;
+    unsigned Line, Column;
+    size_t First, End; ///< [First, End) of Pending
+  };
+  std::vector<std::string> Files;
+  auto FileIndex = [&](const std::string &F) {
+    for (size_t I = 0; I < Files.size(); ++I)
+      if (Files[I] == F)
+        return I;
+    Files.push_back(F);
+    return Files.size() - 1;
+  };
+  std::vector<Unit> Units;
+  for (size_t I = 0; I < Pending.size(); ++I) {
+    const Diagnostic &D = Pending[I];
+    if (D.Level == DiagLevel::Note && !Units.empty()) {
+      Units.back().End = I + 1;
+      continue;
+    }
+    // Diagnostics without a location keep their place after those before.
+    const SourceLoc &L = D.Loc;
+    Unit U{L.isValid() ? FileIndex(L.File) : ~size_t(0), L.Line, L.Column, I,
+           I + 1};
+    if (!L.isValid() && !Units.empty())
+      U = {Units.back().File, Units.back().Line, Units.back().Column, I, I + 1};
+    Units.push_back(U);
+  }
+  std::stable_sort(Units.begin(), Units.end(), [](const Unit &A, const Unit &B) {
+    return std::tie(A.File, A.Line, A.Column) <
+           std::tie(B.File, B.Line, B.Column);
+  });
+  std::vector<Diagnostic> Out;
+  Out.swap(Pending);
+  for (const Unit &U : Units)
+    for (size_t I = U.First; I < U.End; ++I)
+      Sink.handle(Out[I]);
 }

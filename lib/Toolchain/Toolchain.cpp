@@ -190,6 +190,9 @@ std::vector<std::string> Toolchain::getParseArgs(llvm::StringRef Input,
     Args.push_back("-w");
   if (Opts.FastMath)
     Args.push_back("-ffast-math"); // __FAST_MATH__, as in the compiles
+  for (const std::string &W : Opts.Warnings)
+    if (W != "stream-race" && W != "no-stream-race")
+      Args.push_back("-W" + W);
   Args.push_back(Input.str());
   return Args;
 }

@@ -54,6 +54,9 @@ public:
 
   /// Errors so far: Clang's and qdc's.
   unsigned getNumErrors() const;
+  /// "2 warnings and 1 error generated." as clang ends, or nothing.
+  std::string getSummary() const;
+  unsigned getNumWarnings() const;
 
   /// The clang arguments the session parses with (for -v).
   const std::vector<std::string> &getClangArgs() const;
@@ -63,6 +66,7 @@ public:
   std::vector<std::string> getDependencies() const;
 
 private:
+  std::optional<kir::Module> parseSource();
   struct Impl;
   std::unique_ptr<Impl> P;
 };

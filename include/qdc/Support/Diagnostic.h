@@ -13,6 +13,7 @@
 #include "qdc/Support/SourceLoc.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -98,10 +99,27 @@ public:
   void setWarningsAsErrors(bool V) { WarningsAsErrors = V; }
   /// -w: warnings (and their notes) are dropped.
   void setIgnoreWarnings(bool V) { IgnoreWarnings = V; }
+  /// -Wno-<name>: that warning is dropped.
+  void setWarningEnabled(DiagID ID, bool V) {
+    if (V)
+      llvm::erase(Disabled, ID);
+    else
+      Disabled.push_back(ID);
+  }
 
   DiagBuilder report(DiagID ID, const SourceLoc &Loc) {
     return DiagBuilder(*this, ID, Loc);
   }
+
+  /// Holds diagnostics back until flush(), which sorts them; otherwise
+  /// each goes to the sink when reported.
+  void setSourceOrder(bool V) { SourceOrder = V; }
+  /// Sends what was reported since the last flush to the sink, in source
+  /// order (files in the order they were first named, then line and
+  /// column; a note stays after the diagnostic it belongs to), as clang
+  /// prints: qdc's passes report rule by rule, not line by line.
+  void flush();
+  ~DiagEngine() { flush(); }
 
   unsigned getNumErrors() const { return NumErrors; }
   unsigned getNumWarnings() const { return NumWarnings; }
@@ -112,6 +130,9 @@ private:
   void emit(Diagnostic D);
 
   DiagSink &Sink;
+  std::vector<Diagnostic> Pending;
+  std::vector<DiagID> Disabled;
+  bool SourceOrder = false;
   bool WarningsAsErrors = false;
   bool IgnoreWarnings = false;
   bool LastWasIgnored = false;

@@ -38,6 +38,9 @@ struct ToolchainOptions {
   bool FastMath = false;
   bool WarningsAsErrors = false;
   bool IgnoreWarnings = false;
+  /// -W<name> / -Wno-<name> without the -W: qdc's own (stream-race), the
+  /// others given to the frontend's Clang.
+  std::vector<std::string> Warnings;
   bool Verbose = false;
 };
 
