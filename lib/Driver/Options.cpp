@@ -23,9 +23,24 @@ using namespace qdc;
 
 namespace {
 /// Single-dash long options, as the user writes them.
-constexpr llvm::StringLiteral SingleDashOptions[] = {
-    "-fsyntax-only", "-Werror",     "-std",          "-MD", "-MF",
-    "-MT",           "-ffast-math", "-fno-fast-math"};
+constexpr llvm::StringLiteral SingleDashOptions[] = {"-fsyntax-only",
+                                                     "-Werror",
+                                                     "-std",
+                                                     "-MD",
+                                                     "-MF",
+                                                     "-MT",
+                                                     "-ffast-math",
+                                                     "-fno-fast-math",
+                                                     "-fPIC",
+                                                     "-fpic",
+                                                     "-dumpversion",
+                                                     "-fcolor-diagnostics",
+                                                     "-fno-color-diagnostics",
+                                                     "-fdiagnostics-color",
+                                                     "-isystem",
+                                                     "-include",
+                                                     "-arch",
+                                                     "-gencode"};
 
 std::string toCLI11Spelling(llvm::StringRef Arg) {
   // -W<name>, -Wno-<name>: qdc's own warnings, or passed to the frontend.
@@ -34,6 +49,13 @@ std::string toCLI11Spelling(llvm::StringRef Arg) {
     return "--warning=" + Arg.drop_front(2).str();
   if (Arg == "-use_fast_math") // nvcc's short spelling of --use_fast_math
     return "--use_fast_math";
+  // clang's -O is -O1; -Os and -Oz optimize as -O2 does.
+  if (Arg == "-O")
+    return "-O1";
+  if (Arg == "-Os" || Arg == "-Oz")
+    return "-O2";
+  if (Arg == "-fdiagnostics-color")
+    return "--fdiagnostics-color=always";
   for (llvm::StringRef Opt : SingleDashOptions)
     if (Arg == Opt || Arg.starts_with((Opt + "=").str()))
       return "-" + Arg.str();
@@ -67,7 +89,10 @@ struct Parser {
   std::string PlanFormat = "text";
   std::string OptLevel = "3";
   std::vector<std::string> Archs;
-  bool ShowVersion = false;
+  std::vector<std::string> Gencode;
+  std::string Language, DiagnosticsColor;
+  bool ShowVersion = false, DumpVersion = false, CompileOnly = false,
+       PIC = false;
 
   Parser() {
     App.formatter(std::make_shared<QdcFormatter>());
@@ -105,9 +130,51 @@ struct Parser {
         ->allow_extra_args(false);
     App.add_option("-O", OptLevel,
                    "Optimization level of the generated code "
-                   "(0-3, default 3)")
+                   "(0-3, default 3; -O is -O1, -Os and -Oz are -O2; the "
+                   "last one counts)")
         ->type_name("<level>")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
         ->check(CLI::IsMember({"0", "1", "2", "3"}));
+    App.add_flag("-c", CompileOnly, "Compile to an object (the default)");
+    App.add_option("-x", Language,
+                   "Language of the input: qd (the only one; c++ is taken "
+                   "as qd)")
+        ->type_name("<language>")
+        ->check(CLI::IsMember({"qd", "c++"}));
+    App.add_flag("--fPIC,--fpic", PIC,
+                 "Accepted: objects are always position independent");
+    App.add_flag("--dumpversion", DumpVersion, "Print the version and exit");
+    App.add_flag_callback(
+           "--fcolor-diagnostics", [this] { Opts.Tools.Color = 1; },
+           "Color diagnostics")
+        ->trigger_on_parse();
+    App.add_flag_callback(
+           "--fno-color-diagnostics", [this] { Opts.Tools.Color = 0; },
+           "No color in diagnostics")
+        ->trigger_on_parse();
+    App.add_option("--fdiagnostics-color", DiagnosticsColor,
+                   "Color diagnostics: always, never or auto")
+        ->type_name("<when>")
+        ->check(CLI::IsMember({"always", "never", "auto"}));
+    App.add_option("-U", Opts.Tools.Undefines, "Undefine macro <name>")
+        ->type_name("<macro>")
+        ->allow_extra_args(false);
+    App.add_option("--isystem", Opts.Tools.SystemIncludeDirs,
+                   "Add <dir> to the system include search path")
+        ->type_name("<dir>")
+        ->allow_extra_args(false);
+    App.add_option("--include", Opts.Tools.ForcedIncludes,
+                   "Include <file> before the input")
+        ->type_name("<file>")
+        ->allow_extra_args(false);
+    App.add_option("--arch", Archs,
+                   "nvcc's spelling of --offload-arch: sm_XX or compute_XX")
+        ->type_name("<arch>")
+        ->allow_extra_args(false);
+    App.add_option("--gencode", Gencode,
+                   "nvcc's arch=compute_XX,code=sm_XX: compiles for sm_XX")
+        ->type_name("<spec>")
+        ->allow_extra_args(false);
     App.add_flag("-g", Opts.Tools.DebugInfo,
                  "Line information in the generated code");
     App.add_flag("--debug", Opts.Tools.CheckIndices,
@@ -268,6 +335,24 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
   } catch (const CLI::ParseError &E) {
     return makeError(E.what());
   }
+  if (P.DumpVersion) {
+    Out << QDC_VERSION << '\n';
+    return std::nullopt;
+  }
+  if (!P.DiagnosticsColor.empty() && P.DiagnosticsColor != "auto")
+    P.Opts.Tools.Color = P.DiagnosticsColor == "always";
+  // nvcc's -gencode arch=compute_90,code=sm_90: the code is what runs.
+  for (const std::string &G : P.Gencode) {
+    llvm::StringRef Code = llvm::StringRef(G).split("code=").second;
+    if (Code.empty())
+      return makeError("-gencode " + G +
+                       ": expected arch=compute_XX,code=sm_XX");
+    P.Archs.push_back(Code.split(',').first.str());
+  }
+  // compute_XX (PTX for XX) is sm_XX's PTX, which qdc always includes.
+  for (std::string &A : P.Archs)
+    if (llvm::StringRef(A).starts_with("compute_"))
+      A = "sm_" + A.substr(8);
   if (P.ShowVersion) {
     Out << "qdc version " << QDC_VERSION << "\nLLVM version "
         << QDC_LLVM_VERSION << '\n';

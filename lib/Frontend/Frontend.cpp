@@ -135,7 +135,9 @@ struct FrontendSession::Impl {
       std::make_shared<AllDependencies>();
 
   explicit Impl(FrontendOptions O) : Opts(std::move(O)) {
-    Args = Opts.Tools->getParseArgs(Opts.InputFile, llvm::errs().has_colors());
+    int Color = Opts.Tools->getOptions().Color;
+    Args = Opts.Tools->getParseArgs(
+        Opts.InputFile, Color < 0 ? llvm::errs().has_colors() : Color == 1);
   }
 
   bool createInvocation() {
@@ -223,7 +225,14 @@ unsigned FrontendSession::getNumErrors() const {
 }
 
 std::string FrontendSession::getSummary() const {
-  unsigned E = getNumErrors(), W = getNumWarnings();
+  if (!P->InvocationOK)
+    return "";
+  P->Diags->flush();
+  // What was printed, as clang's own line counts (after a fatal error the
+  // engine still counts what it no longer prints).
+  const clang::DiagnosticConsumer *Client = P->CI.getDiagnostics().getClient();
+  unsigned E = Client ? Client->getNumErrors() : getNumErrors();
+  unsigned W = Client ? Client->getNumWarnings() : getNumWarnings();
   if (!E && !W)
     return "";
   std::string Out;

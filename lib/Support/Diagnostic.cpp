@@ -147,10 +147,11 @@ void DiagEngine::flush() {
       U = {Units.back().File, Units.back().Line, Units.back().Column, I, I + 1};
     Units.push_back(U);
   }
-  std::stable_sort(Units.begin(), Units.end(), [](const Unit &A, const Unit &B) {
-    return std::tie(A.File, A.Line, A.Column) <
-           std::tie(B.File, B.Line, B.Column);
-  });
+  std::stable_sort(Units.begin(), Units.end(),
+                   [](const Unit &A, const Unit &B) {
+                     return std::tie(A.File, A.Line, A.Column) <
+                            std::tie(B.File, B.Line, B.Column);
+                   });
   std::vector<Diagnostic> Out;
   Out.swap(Pending);
   for (const Unit &U : Units)

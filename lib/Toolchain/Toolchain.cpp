@@ -170,6 +170,19 @@ std::string Toolchain::getHostCPU() const {
   return T.getArch() == llvm::Triple::x86_64 ? "x86-64" : "generic";
 }
 
+void Toolchain::appendPreprocessorArgs(std::vector<std::string> &Args) const {
+  for (const std::string &Dir : Opts.IncludeDirs)
+    Args.push_back("-I" + Dir);
+  for (const std::string &Dir : Opts.SystemIncludeDirs)
+    Args.insert(Args.end(), {"-isystem", Dir});
+  for (const std::string &Def : Opts.Defines)
+    Args.push_back("-D" + Def);
+  for (const std::string &Name : Opts.Undefines)
+    Args.push_back("-U" + Name);
+  for (const std::string &File : Opts.ForcedIncludes)
+    Args.insert(Args.end(), {"-include", File});
+}
+
 std::vector<std::string> Toolchain::getParseArgs(llvm::StringRef Input,
                                                  bool Color) const {
   std::vector<std::string> Args = {ClangDriver, "-fsyntax-only", "-x", "c++",
@@ -180,10 +193,7 @@ std::vector<std::string> Toolchain::getParseArgs(llvm::StringRef Input,
   Args.push_back("-Wno-stack-exhausted");
   Args.insert(Args.end(),
               {"-isystem", PreludeDir, "-include", "qd/qd.h", "-D__QDC__=1"});
-  for (const std::string &Dir : Opts.IncludeDirs)
-    Args.push_back("-I" + Dir);
-  for (const std::string &Def : Opts.Defines)
-    Args.push_back("-D" + Def);
+  appendPreprocessorArgs(Args);
   if (Opts.WarningsAsErrors)
     Args.push_back("-Werror");
   if (Opts.IgnoreWarnings)
@@ -203,10 +213,7 @@ std::vector<std::string> Toolchain::getCommonCompileArgs() const {
                                    // A system folder: its functions keep
                                    // their attributes (ImplicitHostDevice).
                                    "-isystem", PreludeDir};
-  for (const std::string &Dir : Opts.IncludeDirs)
-    Args.push_back("-I" + Dir);
-  for (const std::string &Def : Opts.Defines)
-    Args.push_back("-D" + Def);
+  appendPreprocessorArgs(Args);
   Args.push_back("-D__QDC__=1");
   if (Opts.CheckIndices)
     Args.push_back("-DQD_DEBUG=1");

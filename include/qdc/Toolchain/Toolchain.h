@@ -26,7 +26,13 @@ namespace qdc {
 /// What the user asked for that shapes every Clang command line.
 struct ToolchainOptions {
   std::vector<std::string> IncludeDirs;
-  std::vector<std::string> Defines; ///< NAME or NAME=VALUE
+  std::vector<std::string> Defines;           ///< NAME or NAME=VALUE
+  std::vector<std::string> Undefines;         ///< -U NAME
+  std::vector<std::string> SystemIncludeDirs; ///< -isystem DIR
+  std::vector<std::string> ForcedIncludes;    ///< -include FILE
+  /// -fcolor-diagnostics (1), -fno-color-diagnostics (0), or as the
+  /// terminal allows (-1).
+  int Color = -1;
   std::string Std = "c++20";
   unsigned OptLevel = 3;
   bool DebugInfo = false;
@@ -97,6 +103,8 @@ public:
 
 private:
   std::vector<std::string> getCommonCompileArgs() const;
+  /// -I, -isystem, -D, -U and -include, as the user gave them.
+  void appendPreprocessorArgs(std::vector<std::string> &Args) const;
 
   ToolchainOptions Opts;
   std::string PreludeDir;

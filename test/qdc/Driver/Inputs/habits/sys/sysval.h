@@ -1,0 +1,1 @@
+constexpr int SysValue = 4;
