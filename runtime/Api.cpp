@@ -1,7 +1,11 @@
 //===- Api.cpp - The public C++ API of libqdrt
 //-------------------------------===//
 //
-// Part of qdc. qd::Stream, qd::Event, memory and the init/reset/sync calls,
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// qd::Stream, qd::Event, memory and the init/reset/sync calls,
 // over the current Runtime's device. Objects remember the runtime
 // generation that made them: after qd::reset() their handles belong to a
 // device that is gone, so they are forgotten, never passed to the driver.

@@ -1,6 +1,10 @@
 //===- Device.h - The device layer of libqdrt -------------------*- C++ -*-===//
 //
-// Part of qdc. The small interface every backend implements: streams,
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The small interface every backend implements: streams,
 // events, modules, launches, memory. Fork/join, the stream pool and the
 // public API are written once above it. Handles are opaque; on the CPU
 // backend every stream and event handle is null and their calls do nothing.

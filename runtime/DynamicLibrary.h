@@ -1,6 +1,10 @@
 //===- DynamicLibrary.h - dlopen with errors as qd::Error -------*- C++ -*-===//
 //
-// Part of qdc. libqdrt links no vendor library: the CUDA driver and the HIP
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// libqdrt links no vendor library: the CUDA driver and the HIP
 // runtime are opened at run time and their functions resolved by name.
 //
 //===----------------------------------------------------------------------===//

@@ -1,7 +1,11 @@
 //===- ForkJoin.cpp - Launching a kernel's tasks
 //----------------------------===//
 //
-// Part of qdc. DESIGN section 2, written once over the device interface:
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// DESIGN section 2, written once over the device interface:
 //
 //   record Fork on the launch stream
 //   each group's worker stream waits on Fork

@@ -1,6 +1,10 @@
 //===- Graph.cpp - Recorded work replayed with one call -------------------===//
 //
-// Part of qdc. qd::capture and qd::Graph (DESIGN section 3.2) over the
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// qd::capture and qd::Graph (DESIGN section 3.2) over the
 // device's stream capture: everything the captured function enqueues on
 // the stream, including the fork and join of stream-parallel kernels
 // (their worker streams wait on events of the captured stream, so the

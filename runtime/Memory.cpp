@@ -1,6 +1,10 @@
 //===- Memory.cpp - Fills, device copies and views ------------------------===//
 //
-// Part of qdc. The memory operations of DESIGN section 3.1 that run on the
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The memory operations of DESIGN section 3.1 that run on the
 // device: fill (a memset when the element repeats a short pattern, else
 // the first element copied in and doubled by device-to-device copies: no
 // host buffer of the array's size), copies between device arrays, and the

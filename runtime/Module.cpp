@@ -1,7 +1,11 @@
 //===- Module.cpp - The C ABI for generated code
 //----------------------------===//
 //
-// Part of qdc. Every entry point catches qd::Error, keeps its message for
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Every entry point catches qd::Error, keeps its message for
 // qdrt_last_error() on the calling thread, and returns QDRT_ERROR: nothing
 // unwinds through generated code, nothing aborts.
 //

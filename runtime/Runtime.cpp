@@ -1,6 +1,10 @@
 //===- Runtime.cpp - The running runtime: one device and its pool ---------===//
 //
-// Part of qdc. Backend selection: qd::init(Arch::best) tries CUDA, then HIP,
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Backend selection: qd::init(Arch::best) tries CUDA, then HIP,
 // then the CPU; the QD_ARCH environment variable replaces that choice. An
 // explicit arch that cannot start is an error saying why.
 //

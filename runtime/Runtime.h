@@ -1,6 +1,10 @@
 //===- Runtime.h - The running runtime: one device and its pool -*- C++ -*-===//
 //
-// Part of qdc. qd::init starts a Runtime on one device; qd::reset ends it.
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// qd::init starts a Runtime on one device; qd::reset ends it.
 // Every Runtime has a generation number, so handles and buffers made by an
 // earlier one are recognised (and only forgotten) after a reset.
 //

@@ -1,6 +1,10 @@
 //===- StreamPool.cpp - Worker streams and events for fork/join -----------===//
 //
-// Part of qdc. Streams and events are pooled the same way, each kind in a
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Streams and events are pooled the same way, each kind in a
 // Stock that knows how the device makes and destroys one.
 //
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,10 @@
 //===- StreamPool.h - Worker streams and events for fork/join ---*- C++ -*-===//
 //
-// Part of qdc. A stream-parallel launch borrows G worker streams and G+1
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A stream-parallel launch borrows G worker streams and G+1
 // events (one fork, one join per group) for the time it takes to enqueue
 // the launch, then returns them. Nothing is created per launch once the pool
 // holds enough: modules reserve their largest group count when they load.

@@ -1,6 +1,10 @@
 //===- qd/dlpack.h - Arrays exchanged through DLPack ------------*- C++ -*-===//
 //
-// Part of qdc. qd::from_dlpack and qd::to_dlpack (DESIGN section 3.1):
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// qd::from_dlpack and qd::to_dlpack (DESIGN section 3.1):
 // PyTorch, CuPy, JAX and NumPy tensors passed to kernels without a copy,
 // and qdc's arrays handed to them, over DLPack's C structs (Debian's
 // libdlpack-dev, <dlpack/dlpack.h>). Header-only: libqdrt does not depend

@@ -1,6 +1,10 @@
 //===- qd/linalg.h - Small vectors and matrices -----------------*- C++ -*-===//
 //
-// Part of qdc. qd::vec<T, N> and qd::mat<T, R, C> (DESIGN section 1.2), the
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// qd::vec<T, N> and qd::mat<T, R, C> (DESIGN section 1.2), the
 // same types in kernels, in fields and ndarrays, and on the host (included
 // by <qd/qd.h> and <qd/runtime.h>). Trivially copyable aggregates of T with
 // every loop over a constant extent, so that after inlining a vec3

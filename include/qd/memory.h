@@ -1,6 +1,10 @@
 //===- qd/memory.h - Device memory and launch options -----------*- C++ -*-===//
 //
-// Part of qdc. qd::Ndarray, the host handles of fields, and qd::Launch:
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// qd::Ndarray, the host handles of fields, and qd::Launch:
 // what generated launchers need, kept free of the heavier parts of
 // <qd/runtime.h> so that generated code compiles quickly. Users include
 // <qd/runtime.h>, which includes this.

@@ -1,6 +1,10 @@
 //===- qd/qd.h - The qdc kernel language ------------------------*- C++ -*-===//
 //
-// Part of qdc. Included implicitly in every .qd file; include it explicitly
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Included implicitly in every .qd file; include it explicitly
 // (`#include <qd/qd.h>`, with `qdc --print-include-dir` on the include path)
 // so that editors, clangd and clang-tidy read a .qd file as plain C++20.
 //

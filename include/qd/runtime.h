@@ -1,6 +1,10 @@
 //===- qd/runtime.h - The qdc runtime API (libqdrt) -------------*- C++ -*-===//
 //
-// Part of qdc. What host programs use: pick a backend, create streams and
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// What host programs use: pick a backend, create streams and
 // events, own device memory, and pass a stream to a generated kernel with
 // qd::on(stream). Every failure is a qd::Error naming the operation and,
 // for driver calls, the driver's own error string.

@@ -1,6 +1,10 @@
 //===- CodeGen.cpp - KIR to every generated artifact ----------------------===//
 //
-// Part of qdc. The order of work: the sources and the header; the device IR
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The order of work: the sources and the header; the device IR
 // when that is all that was asked; else an image per --offload-arch, made
 // by its target's hooks (PTX for sm arches, HSACO for gfx ones); SASS per
 // PTX when ptxas is found; the launcher source with every image embedded;

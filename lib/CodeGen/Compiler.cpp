@@ -1,6 +1,10 @@
 //===- Compiler.cpp - In-process Clang/LLVM compilation -------------------===//
 //
-// Part of qdc. Each compile takes its command line from the toolchain,
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Each compile takes its command line from the toolchain,
 // turns it into a Clang invocation (ClangInvocation.h), maps the generated
 // source into the file system as a file beside the .qd, and runs a
 // code-generation action. Clang's actions write files, so their output goes

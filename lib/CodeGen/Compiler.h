@@ -1,6 +1,10 @@
 //===- Compiler.h - In-process Clang/LLVM compilation -----------*- C++ -*-===//
 //
-// Part of qdc. Compiles generated translation units with the shared
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Compiles generated translation units with the shared
 // Clang/LLVM libraries, in this process, with the toolchain's command lines:
 // CUDA-dialect device code to PTX, HIP-dialect device code to HSACO (through
 // ld.lld), either to LLVM IR, and the host translation unit to a relocatable

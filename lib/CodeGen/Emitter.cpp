@@ -1,6 +1,9 @@
 //===- Emitter.cpp - Helpers for writing generated C++ --------------------===//
 //
-// Part of qdc.
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 //
 //===----------------------------------------------------------------------===//
 

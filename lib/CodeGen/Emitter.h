@@ -1,6 +1,10 @@
 //===- Emitter.h - Helpers for writing generated C++ ------------*- C++ -*-===//
 //
-// Part of qdc. What every generator of C++ text shares: copying the .qd's
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// What every generator of C++ text shares: copying the .qd's
 // own text so that it keeps its line and column (#line plus padding), scoped
 // emitters for namespaces and blocks that close what they open (the model is
 // LLVM TableGen's NamespaceEmitter), and C++ literals.

@@ -1,6 +1,10 @@
 //===- ImplicitHostDevice.cpp - User functions callable on the device -----===//
 //
-// Part of qdc. A preprocessor callback follows which file the parser is in:
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A preprocessor callback follows which file the parser is in:
 // entering a user header pushes Clang's "force host and device" state (what
 // `#pragma clang force_cuda_host_device begin` does), entering a system
 // header pops it, and returning restores the state of the file returned to.

@@ -1,6 +1,10 @@
 //===- ImplicitHostDevice.h - User code callable on the device -*- C++ -*-===//
 //
-// Part of qdc. Kernels call the user's ordinary functions, member functions,
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Kernels call the user's ordinary functions, member functions,
 // operators, lambdas and templates without QD_FUNC. In the .qd itself the
 // rewriter qualifies exactly the functions device code calls (a function
 // only the host calls may use what the device lacks, and Clang would

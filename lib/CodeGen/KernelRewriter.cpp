@@ -1,6 +1,10 @@
 //===- KernelRewriter.cpp - The .qd rewritten for one target --------------===//
 //
-// Part of qdc. Rewrites the .qd file at the byte ranges the frontend
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Rewrites the .qd file at the byte ranges the frontend
 // recorded:
 //
 // - a kernel's definition becomes its argument struct and one function per

@@ -1,6 +1,10 @@
 //===- Launcher.cpp - The host translation unit ---------------------------===//
 //
-// Part of qdc. The launcher translation unit holds, after the .qd rewritten
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The launcher translation unit holds, after the .qd rewritten
 // for the CPU: the module descriptor (the ABI tables of <qd/abi.h>, written
 // with designated initializers so the C++ compiler checks every field), one
 // launcher function per kernel, and a handle per field.

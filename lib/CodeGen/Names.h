@@ -1,6 +1,10 @@
 //===- Names.h - The names generated code uses ------------------*- C++ -*-===//
 //
-// Part of qdc. Every identifier qdc writes into generated code, in one
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Every identifier qdc writes into generated code, in one
 // place. Generated names end in `_` (or `_qd_args`) so that they cannot
 // clash with the user's; task names are chosen by form-tasks.
 //

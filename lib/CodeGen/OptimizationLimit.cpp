@@ -1,6 +1,10 @@
 //===- OptimizationLimit.cpp - Functions too large to optimize ------------===//
 //
-// Part of qdc. A module pass at the start of the optimization pipeline that
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A module pass at the start of the optimization pipeline that
 // counts each function's basic blocks; one over the limit gets its locals
 // promoted to registers (SROA, linear) and is marked `optnone noinline`:
 // the pass managers then skip every other optional pass on it (ptxas still

@@ -1,6 +1,10 @@
 //===- OptimizationLimit.h - Functions too large to optimize ----*- C++ -*-===//
 //
-// Part of qdc. LLVM's CFG simplification, instruction combining and jump
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// LLVM's CFG simplification, instruction combining and jump
 // threading take time quadratic in the number of branches that meet in one
 // block, and one long `?:`, `&&` or `if`/`else if` chain makes thousands of
 // them (a 10,000-deep `?:` takes half a minute at -O1 and above, in clang

@@ -1,6 +1,10 @@
 //===- SourceGen.h - KIR to generated C++ -----------------------*- C++ -*-===//
 //
-// Part of qdc. The three generated translation units: the device source per
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The three generated translation units: the device source per
 // GPU dialect (KernelRewriter.cpp), the launcher source with the CPU tasks
 // and the module descriptor, and the public header that declares the same
 // launchers (Launcher.cpp). Private to lib/CodeGen; qdc/CodeGen/CodeGen.h is

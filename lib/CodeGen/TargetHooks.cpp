@@ -1,6 +1,10 @@
 //===- TargetHooks.cpp - What differs between code generation targets ----===//
 //
-// Part of qdc. CUDA and HIP are two objects of one GPU hook class (the two
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// CUDA and HIP are two objects of one GPU hook class (the two
 // dialects spell kernels alike); the CPU has its own class.
 //
 //===----------------------------------------------------------------------===//

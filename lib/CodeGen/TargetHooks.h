@@ -1,6 +1,10 @@
 //===- TargetHooks.h - What differs between targets -------------*- C++ -*-===//
 //
-// Part of qdc. The rewriter writes every target's tasks with one algorithm;
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The rewriter writes every target's tasks with one algorithm;
 // what differs between CUDA, HIP and the CPU is asked of the target's hook
 // object (as Halide's CodeGen_C asks its dialect subclasses). A new target
 // is a new subclass here, and nothing else in lib/CodeGen branches on the

@@ -1,6 +1,10 @@
 //===- DeepStack.cpp - Running the pipeline on a deep stack ---------------===//
 //
-// Part of qdc. The pipeline thread gets an alternate signal stack and a
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The pipeline thread gets an alternate signal stack and a
 // SIGSEGV handler that tells stack exhaustion (the fault, or the stack
 // pointer, at the bottom of this thread's stack) from any other fault.
 //

@@ -1,6 +1,10 @@
 //===- Driver.cpp - The qdc pipeline --------------------------------------===//
 //
-// Part of qdc. Options -> frontend (Clang AST -> KIR) -> pass pipeline ->
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Options -> frontend (Clang AST -> KIR) -> pass pipeline ->
 // verifier -> output. Problems with a source location are Clang-style
 // diagnostics; problems without one (a missing file, a bad option) are
 // `qdc: error: ...`. Any error means exit code 1 and no output written;

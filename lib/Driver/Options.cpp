@@ -1,6 +1,10 @@
 //===- Options.cpp - The qdc command line ---------------------------------===//
 //
-// Part of qdc. CLI11 spells long options with two dashes; clang's habits
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// CLI11 spells long options with two dashes; clang's habits
 // (-fsyntax-only, -Werror, -std=) have one. Those spellings are rewritten to
 // CLI11's before parsing and back again in --help, from one table.
 //

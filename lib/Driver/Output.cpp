@@ -1,6 +1,9 @@
 //===- Output.cpp - Errors without a location, and the files a run writes -===//
 //
-// Part of qdc.
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 //
 //===----------------------------------------------------------------------===//
 

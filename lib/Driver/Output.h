@@ -1,6 +1,10 @@
 //===- Output.h - Location-less errors, files a run writes ------*- C++ -*-===//
 //
-// Part of qdc. Every file a run writes goes through one OutputSet: the
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Every file a run writes goes through one OutputSet: the
 // outputs are checked against the input and each other before any work,
 // then written to temporaries beside their targets and renamed into place
 // together, only when every one is ready. A failure or a signal leaves each

@@ -1,6 +1,10 @@
 //===- Outputs.cpp - Writing what code generation produced ----------------===//
 //
-// Part of qdc. Chooses how far code generation must go for the --emit kind,
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Chooses how far code generation must go for the --emit kind,
 // calls it, and writes the artifacts asked for: the one text of a --emit
 // kind, or the object, the header and the depfile, each replaced
 // atomically, after everything was generated.

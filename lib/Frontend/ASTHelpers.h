@@ -1,6 +1,10 @@
 //===- ASTHelpers.h - The prelude's vocabulary in the AST -------*- C++ -*-===//
 //
-// Part of qdc. What the frontend's builder and checks share: recognising
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// What the frontend's builder and checks share: recognising
 // the prelude's constructs (QD_KERNEL, qd::field, qd::range,
 // QD_STREAM_PARALLEL...) in Clang's AST, and turning Clang's positions and
 // ranges into the KIR's. Private to lib/Frontend.

@@ -1,6 +1,10 @@
 //===- ClangDiagSink.h - qdc diagnostics through Clang's engine -*- C++ -*-===//
 //
-// Part of qdc. Maps a qdc Diagnostic (file/line/column) back to a Clang
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Maps a qdc Diagnostic (file/line/column) back to a Clang
 // SourceLocation and reports it through the DiagnosticsEngine with a custom
 // ID, so it is printed like any Clang diagnostic: location, message, source
 // line, caret, colour on a terminal.

@@ -1,6 +1,10 @@
 //===- Frontend.cpp - Parse a .qd file into the kernel IR -----------------===//
 //
-// Part of qdc. Parses the .qd file with the toolchain's parse command line
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Parses the .qd file with the toolchain's parse command line
 // (`clang -fsyntax-only -x c++ -isystem <prelude> -include qd/qd.h ...`)
 // and hands the AST to the KIR builder.
 //

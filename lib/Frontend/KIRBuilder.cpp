@@ -1,6 +1,10 @@
 //===- KIRBuilder.cpp - Clang AST to kernel IR ----------------------------===//
 //
-// Part of qdc. Walks a translation unit that compiled without errors and
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Walks a translation unit that compiled without errors and
 // records what the kernel IR needs (the rules it meets on the way are
 // Sema's): fields, QD_FUNCs, kernels with their
 // parameters and top-level statements (loops with their ranges, serial

@@ -1,6 +1,10 @@
 //===- MemoryAccesses.h - What a statement reads and writes -----*- C++ -*-===//
 //
-// Part of qdc. Finds the elements of fields, ndarray parameters and pointer
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Finds the elements of fields, ndarray parameters and pointer
 // parameters a kernel's top-level statement reads and writes, with each
 // index as an affine function of the statement's loop indices when it is
 // one, and the accesses of the functions it calls. The race check between

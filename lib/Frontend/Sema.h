@@ -1,6 +1,10 @@
 //===- Sema.h - The AST-level rules of the kernel language ------*- C++ -*-===//
 //
-// Part of qdc. Every rule the frontend checks on Clang's AST, in one place
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Every rule the frontend checks on Clang's AST, in one place
 // (as Clang's Sema holds C++'s): what a kernel declaration, a field, a
 // kernel's top-level statement and a loop_config may be. The KIR builder
 // records what the source says and asks these checks; rules on the KIR are

@@ -1,6 +1,10 @@
 //===- Printer.cpp - Textual form of the kernel IR ------------------------===//
 //
-// Part of qdc. The --emit=kir dump. One line per entity, positions as
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The --emit=kir dump. One line per entity, positions as
 // line:col (the file is named once), nothing that depends on addresses.
 //
 //===----------------------------------------------------------------------===//

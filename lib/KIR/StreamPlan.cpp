@@ -1,6 +1,10 @@
 //===- StreamPlan.cpp - What runs where, and when -------------------------===//
 //
-// Part of qdc. The --emit=stream-plan dumps: for each kernel, which tasks run
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The --emit=stream-plan dumps: for each kernel, which tasks run
 // on the launch stream, which run on a group's worker stream, and where the
 // launch stream forks and joins. Text for people, DOT for pictures.
 //

@@ -1,6 +1,10 @@
 //===- ClangInvocation.cpp - Clang invocations from command lines ---------===//
 //
-// Part of qdc. The clang driver turns a command line into jobs; qdc keeps
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The clang driver turns a command line into jobs; qdc keeps
 // the first, the compile (cc1) job, and runs it in process. What the driver
 // would run after it (a device link, an offload bundler) qdc does itself.
 //

@@ -1,6 +1,10 @@
 //===- Toolchain.cpp - Where the tools are and how to call Clang ----------===//
 //
-// Part of qdc. Lookup order for each tool, first found wins:
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Lookup order for each tool, first found wins:
 //
 // - Clang's driver path and resource directory: beside the running qdc
 //   (`<prefix>/lib/clang/<major>`, for a prefix that bundles them), else

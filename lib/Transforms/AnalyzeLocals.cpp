@@ -1,6 +1,10 @@
 //===- AnalyzeLocals.cpp - Which locals every task can recompute ----------===//
 //
-// Part of qdc. A kernel's top-level statements run as separate tasks, so a
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A kernel's top-level statements run as separate tasks, so a
 // local declared in one and used in another must be recomputed by every
 // task that uses it. That is faithful only when the value cannot differ:
 // the variable is recomputable (a constant, or computed without side

@@ -1,6 +1,10 @@
 //===- AssignKernelScalars.cpp - Locals that live on the device -----------===//
 //
-// Part of qdc. A kernel's top-level statements run as separate tasks. A
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A kernel's top-level statements run as separate tasks. A
 // local that a later task uses and that cannot be recomputed there (it
 // reads a field, calls a QD_FUNC, is updated by a serial statement or
 // reduced by a loop) is a kernel scalar (DESIGN section 1.1): it lives in

@@ -1,6 +1,10 @@
 //===- AttachLoopConfig.cpp - loop_config sets the next loop's block ------===//
 //
-// Part of qdc. `qd::loop_config({.block_dim = N});` configures the top-level
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// `qd::loop_config({.block_dim = N});` configures the top-level
 // loop right after it (qd.loop_config in Quadrants). The pass copies the
 // block size onto that loop; a loop_config followed by anything else is an
 // error, since it would silently configure nothing.

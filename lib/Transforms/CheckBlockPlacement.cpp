@@ -1,6 +1,10 @@
 //===- CheckBlockPlacement.cpp - Blocks are top-level statements ----------===//
 //
-// Part of qdc. Rule 4 of DESIGN section 2: groups are forked once per
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Rule 4 of DESIGN section 2: groups are forked once per
 // launch, so a block inside a loop, an `if` or a lambda (which would run per
 // iteration, conditionally or per thread) has no meaning.
 //

@@ -1,6 +1,10 @@
 //===- CheckBlockSync.cpp - Loops with block syncs name their block -------===//
 //
-// Part of qdc. qd::simt::block::sync() is a barrier of the threads of a
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// qd::simt::block::sync() is a barrier of the threads of a
 // block (DESIGN section 1.2): the loop calling it must say how many threads
 // a block has, with qd::loop_config({.block_dim = N}), both for the code to
 // mean something (a shared_array indexed by the block's threads) and for

@@ -1,6 +1,10 @@
 //===- CheckEmptyBlocks.cpp - Warn about blocks with nothing to run -------===//
 //
-// Part of qdc. Rule 5 of DESIGN section 2: an empty block still takes a group
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Rule 5 of DESIGN section 2: an empty block still takes a group
 // number but schedules no work, which is almost always a mistake.
 //
 //===----------------------------------------------------------------------===//

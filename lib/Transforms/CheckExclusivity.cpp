@@ -1,6 +1,10 @@
 //===- CheckExclusivity.cpp - All blocks or none --------------------------===//
 //
-// Part of qdc. Rule 1 of DESIGN section 2, as in Quadrants: when any
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Rule 1 of DESIGN section 2, as in Quadrants: when any
 // top-level statement of a kernel is a QD_STREAM_PARALLEL block, all must be.
 // A statement between blocks would need its own place in the fork/join
 // order, which the user should make explicit with a separate kernel. The

@@ -1,6 +1,10 @@
 //===- CheckFuncBlocks.cpp - QD_STREAM_PARALLEL only in kernels -----------===//
 //
-// Part of qdc. Rule 3 of DESIGN section 2: a stream-parallel block schedules
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Rule 3 of DESIGN section 2: a stream-parallel block schedules
 // a kernel's top-level loops onto streams, which only a kernel launch has; a
 // QD_FUNC (or any other function) runs inside a task and cannot fork.
 //

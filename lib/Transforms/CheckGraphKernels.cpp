@@ -1,6 +1,10 @@
 //===- CheckGraphKernels.cpp - What a QD_GRAPH kernel may hold ------------===//
 //
-// Part of qdc. A QD_GRAPH kernel's later calls replay the graph of its
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A QD_GRAPH kernel's later calls replay the graph of its
 // first, giving each task node the call's argument block (DESIGN section
 // 3.2). Kernel scalars (and so a returned value) live in device memory the
 // runtime allocates for each call, which a replayed graph would not: such

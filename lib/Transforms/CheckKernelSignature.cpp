@@ -1,6 +1,10 @@
 //===- CheckKernelSignature.cpp - Kernel return and parameter types -------===//
 //
-// Part of qdc. The launcher copies every argument into a flat argument block
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The launcher copies every argument into a flat argument block
 // and copies a return value back from device memory, so a kernel returns
 // void or a trivially copyable value (ending with `return <value>;`) and
 // takes scalars, pointers and ndarrays only (DESIGN sections 1 and 1.1).

@@ -1,6 +1,10 @@
 //===- CheckNesting.cpp - No block inside a block -------------------------===//
 //
-// Part of qdc. Rule 2 of DESIGN section 2: a block's statements run in order
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Rule 2 of DESIGN section 2: a block's statements run in order
 // on one stream; a block inside it would ask for a second fork from a
 // worker stream, which the fork/join model does not have.
 //

@@ -1,6 +1,10 @@
 //===- CheckRewritable.cpp - Kernels are spelled in the .qd ---------------===//
 //
-// Part of qdc. Code generation is source to source: it replaces a kernel's
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Code generation is source to source: it replaces a kernel's
 // text and copies its statements and loop bodies at the byte ranges the
 // frontend recorded. A kernel produced by a macro or written in an included
 // file has no such text, so it can be checked but not compiled. A

@@ -1,6 +1,10 @@
 //===- CheckStreamRaces.cpp - Groups that touch the same memory -----------===//
 //
-// Part of qdc. Rule 6 of DESIGN section 2: the groups of a stream-parallel
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Rule 6 of DESIGN section 2: the groups of a stream-parallel
 // kernel run concurrently, so a field, ndarray or pointer parameter that
 // one group writes and another reads or writes is a data race unless they
 // touch different elements. Each top-level statement carries its accesses

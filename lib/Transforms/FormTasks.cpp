@@ -1,6 +1,10 @@
 //===- FormTasks.cpp - Top-level statements become tasks ------------------===//
 //
-// Part of qdc. The unit the runtime launches is a task: each top-level loop
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The unit the runtime launches is a task: each top-level loop
 // is one parallel task, and each run of consecutive other statements is one
 // serial task (one thread), in program order (DESIGN section 1). Inside a
 // QD_STREAM_PARALLEL block the same holds, and the tasks take the block's

@@ -1,7 +1,11 @@
 //===- CpuDevice.cpp - The CPU backend
 //----------------------------------------===//
 //
-// Part of qdc. Tasks run on the host when they are launched, split across a
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Tasks run on the host when they are launched, split across a
 // pool of std::threads; launch returns when the task is done. Streams and
 // events have handle 0 and their calls do nothing, so code written for GPUs
 // runs unchanged; stream-parallel groups run one after another in source

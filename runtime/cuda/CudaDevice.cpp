@@ -1,6 +1,10 @@
 //===- CudaDevice.cpp - The CUDA backend over the driver API --------------===//
 //
-// Part of qdc. The CUDA traits of the shared GPU device (gpu/GpuDevice.h):
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The CUDA traits of the shared GPU device (gpu/GpuDevice.h):
 // the driver's types and table, resolved from libcuda.so.1 at run time (no
 // CUDA toolkit needed to build), and what only CUDA does: work runs on the
 // device's primary context, made current on each calling thread; modules

@@ -1,6 +1,10 @@
 //===- GpuDevice.h - One GPU backend over a driver table --------*- C++ -*-===//
 //
-// Part of qdc. The CUDA and HIP backends share an API shape, so they share
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The CUDA and HIP backends share an API shape, so they share
 // one implementation: GpuDevice<Traits, ContextT>, a class template over a
 // traits struct that holds the vendor's driver entry points and the few
 // facts of its API they cannot say, and over the vendor's context (as

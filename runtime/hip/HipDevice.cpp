@@ -1,6 +1,10 @@
 //===- HipDevice.cpp - The AMD GPU backend over the HIP runtime -----------===//
 //
-// Part of qdc. The HIP traits of the shared GPU device (gpu/GpuDevice.h):
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The HIP traits of the shared GPU device (gpu/GpuDevice.h):
 // HIP's types and table, resolved from libamdhip64.so at run time (no ROCm
 // needed to build), and what only HIP does: the device is selected with
 // hipSetDevice on each calling thread, and a module is the first HSACO image

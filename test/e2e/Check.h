@@ -1,6 +1,9 @@
 //===- Check.h - Element-by-element checks for end-to-end tests -*- C++ -*-===//
 //
-// Part of qdc.
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 //
 //===----------------------------------------------------------------------===//
 

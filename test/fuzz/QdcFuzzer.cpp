@@ -1,7 +1,11 @@
 //===- QdcFuzzer.cpp - libFuzzer target for the frontend and code generation
 //===//
 //
-// Part of qdc. Feeds bytes to the frontend as a .qd file (in memory: the
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Feeds bytes to the frontend as a .qd file (in memory: the
 // file is never on disk), runs every pass, and, for inputs that check
 // cleanly, code generation in memory: the device sources and the header,
 // and with QDC_FUZZ_FULL=1 also the images, the launcher and the object.

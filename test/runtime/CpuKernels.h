@@ -1,6 +1,10 @@
 //===- CpuKernels.h - CPU task functions for runtime tests ------*- C++ -*-===//
 //
-// Part of qdc. What qdc would generate for the CPU backend of a few small
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// What qdc would generate for the CPU backend of a few small
 // kernels: each task covers [begin, end) of its index space.
 //
 //===----------------------------------------------------------------------===//

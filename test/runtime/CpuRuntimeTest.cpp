@@ -1,7 +1,10 @@
 //===- CpuRuntimeTest.cpp - The public API on the CPU backend
 //---------------===//
 //
-// Part of qdc.
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 //
 //===----------------------------------------------------------------------===//
 

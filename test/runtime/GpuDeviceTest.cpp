@@ -1,6 +1,10 @@
 //===- GpuDeviceTest.cpp - The shared GPU device over a fake driver -------===//
 //
-// Part of qdc. GpuDevice<Traits> is what the CUDA and HIP backends run;
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// GpuDevice<Traits> is what the CUDA and HIP backends run;
 // here it runs over a fake driver table that records its calls, so the
 // shared logic is tested without a GPU: opening a device, making its context
 // current once per thread, errors that name the failed call, the size check

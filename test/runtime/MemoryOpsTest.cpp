@@ -1,6 +1,10 @@
 //===- MemoryOpsTest.cpp - Fills, device copies, views and DLPack ---------===//
 //
-// Part of qdc. DESIGN section 3.1 on the CPU backend (where "device" memory
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// DESIGN section 3.1 on the CPU backend (where "device" memory
 // is host memory a test can inspect) and, for what the driver is asked to
 // do, on the recording mock device: a fill is a memset or one element and
 // doubling copies, never a host buffer of the array's size.

@@ -1,6 +1,10 @@
 //===- MemorySafetyTest.cpp - Misuse of memory is an error, never a crash -===//
 //
-// Part of qdc. Shapes whose size overflows, negative extents, dimensions
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Shapes whose size overflows, negative extents, dimensions
 // out of range, unknown backends, arrays and streams used after
 // qd::reset(), null host pointers and empty arrays passed to kernels: each
 // is a qd::Error naming the operation, never a crash, a wrapped size or an

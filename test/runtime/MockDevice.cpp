@@ -1,7 +1,10 @@
 //===- MockDevice.cpp - A recording device for runtime tests
 //----------------===//
 //
-// Part of qdc.
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 //
 //===----------------------------------------------------------------------===//
 

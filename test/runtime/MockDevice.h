@@ -1,6 +1,10 @@
 //===- MockDevice.h - A recording device for runtime tests ------*- C++ -*-===//
 //
-// Part of qdc. Implements the device interface without hardware: every call
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Implements the device interface without hardware: every call
 // is appended to a log in a readable form ("record e2 s0", "launch k_t1
 // n=64 s3"), objects are counted so tests can prove nothing leaks, and the
 // Nth call can be made to fail to test error paths. Thread-safe.

@@ -1,7 +1,11 @@
 //===- MockRuntimeTest.cpp - libqdrt against the recording mock device
 //-----===//
 //
-// Part of qdc. Exact driver call sequences for fork/join, the stream pool's
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Exact driver call sequences for fork/join, the stream pool's
 // promise to create nothing after warm-up, RAII semantics, and error paths
 // under injected driver failures.
 //

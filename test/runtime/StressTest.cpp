@@ -1,7 +1,11 @@
 //===- StressTest.cpp - Concurrent launches from many host threads
 //---------===//
 //
-// Part of qdc. Eight host threads, each launching stream-parallel kernels on
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Eight host threads, each launching stream-parallel kernels on
 // its own streams, on the CPU backend (checking results) and on the mock
 // (checking that no thread ever waits on an event another thread recorded:
 // the pool's leases are exclusive). Run under ThreadSanitizer by

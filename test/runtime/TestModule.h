@@ -1,6 +1,10 @@
 //===- TestModule.h - Hand-built module descriptors for tests ---*- C++ -*-===//
 //
-// Part of qdc. Builds the tables a qdc-generated object would hold, so the
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Builds the tables a qdc-generated object would hold, so the
 // runtime can be tested without the code generator.
 //
 //===----------------------------------------------------------------------===//

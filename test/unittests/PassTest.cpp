@@ -1,6 +1,10 @@
 //===- PassTest.cpp - KIR passes on hand-built modules --------------------===//
 //
-// Part of qdc. Each pass without Clang: build a small module, run the pass,
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Each pass without Clang: build a small module, run the pass,
 // look at the module and the diagnostics.
 //
 //===----------------------------------------------------------------------===//

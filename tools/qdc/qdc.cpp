@@ -1,6 +1,10 @@
 //===- qdc.cpp - The qdc compiler driver ----------------------------------===//
 //
-// Part of qdc. `qdc [options] <file.qd>`; everything happens in lib/Driver.
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// `qdc [options] <file.qd>`; everything happens in lib/Driver.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,6 +1,10 @@
 //===- qd/detail/kernel.h - Kernel-side types, generated code ---*- C++ -*-===//
 //
-// Part of qdc. What the kernel vocabulary of <qd/qd.h> becomes in the code
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// What the kernel vocabulary of <qd/qd.h> becomes in the code
 // qdc generates, shared by every target. A target prelude defines
 // QD_DEVICE_FN (how functions are qualified) and the QD_MATH_* hooks, then
 // includes this file. Not for users: include <qd/qd.h> in .qd files.

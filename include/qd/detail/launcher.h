@@ -1,6 +1,10 @@
 //===- qd/detail/launcher.h - Helpers for generated launchers ---*- C++ -*-===//
 //
-// Part of qdc. Used by the host translation unit qdc generates, after the
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Used by the host translation unit qdc generates, after the
 // CPU prelude and <qd/runtime.h>. Not for users.
 //
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,10 @@
 //===- qd/detail/math_list.h - The device math functions --------*- C++ -*-===//
 //
-// Part of qdc. The math functions of DESIGN section 1.2 that need a math
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The math functions of DESIGN section 1.2 that need a math
 // library on GPUs (libdevice on CUDA, the ROCm device libraries on AMD; libm
 // on the CPU), as X-macro lists: the GPU preludes declare the library's
 // functions from them, kernel.h defines qd::<name> for float and double,

@@ -1,6 +1,10 @@
 //===- qd/detail/prelude_cpu.h - Generated code for the CPU -----*- C++ -*-===//
 //
-// Part of qdc. Starts the host translation unit qdc generates: the CPU code
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Starts the host translation unit qdc generates: the CPU code
 // of every task, the launchers and the module descriptor. Not for users.
 //
 //===----------------------------------------------------------------------===//

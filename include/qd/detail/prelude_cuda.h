@@ -1,6 +1,10 @@
 //===- qd/detail/prelude_cuda.h - Generated code for NVIDIA GPUs -*- C++ -*-//
 //
-// Part of qdc. Starts the device translation unit qdc compiles to PTX, in
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Starts the device translation unit qdc compiles to PTX, in
 // Clang's CUDA dialect without the CUDA headers (what both GPUs share is in
 // qd/detail/prelude_gpu.h). Transcendental math comes from libdevice
 // (QD_HAVE_LIBDEVICE, set when qdc found a CUDA toolkit); without it, using

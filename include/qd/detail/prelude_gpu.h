@@ -1,6 +1,10 @@
 //===- qd/detail/prelude_gpu.h - What the GPU preludes share ----*- C++ -*-===//
 //
-// Part of qdc. The common start of the device translation units for NVIDIA
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The common start of the device translation units for NVIDIA
 // and AMD GPUs, in Clang's CUDA and HIP dialects without the vendors'
 // headers: the execution-space keywords, QD_DEVICE_FN, and the QD_MATH_*
 // hooks of qd/detail/kernel.h over the vendor's math library. The including

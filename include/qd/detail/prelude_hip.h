@@ -1,6 +1,10 @@
 //===- qd/detail/prelude_hip.h - Generated code for AMD GPUs ----*- C++ -*-===//
 //
-// Part of qdc. Starts the device translation unit qdc compiles to HSACO, in
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Starts the device translation unit qdc compiles to HSACO, in
 // Clang's HIP dialect without the HIP headers (what both GPUs share is in
 // qd/detail/prelude_gpu.h). Transcendental math comes from the ROCm device
 // libraries (ocml, QD_HAVE_OCML, set when qdc found their bitcode for the

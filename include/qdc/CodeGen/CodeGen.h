@@ -1,6 +1,10 @@
 //===- CodeGen.h - KIR to every generated artifact --------------*- C++ -*-===//
 //
-// Part of qdc. Code generation's one entry point: from a checked kernel IR
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Code generation's one entry point: from a checked kernel IR
 // module to every artifact in memory (device sources, PTX, SASS and HSACO
 // per arch, device LLVM IR, the launcher source, the host object, the
 // header, the files the object depends on). The driver chooses which to

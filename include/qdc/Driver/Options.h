@@ -1,6 +1,10 @@
 //===- Options.h - The qdc command line -------------------------*- C++ -*-===//
 //
-// Part of qdc. Parses the command line (DESIGN section 4) with CLI11, after
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Parses the command line (DESIGN section 4) with CLI11, after
 // expanding @response-files. Spellings follow clang: -fsyntax-only, -Werror,
 // -std=, -I, -D, -o, -w, -v.
 //

@@ -1,6 +1,10 @@
 //===- Frontend.h - Parse a .qd file into the kernel IR ---------*- C++ -*-===//
 //
-// Part of qdc. A FrontendSession parses one .qd file with Clang (the prelude
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A FrontendSession parses one .qd file with Clang (the prelude
 // <qd/qd.h> included implicitly) and builds its KIR module. The session stays
 // alive while later stages run, so that their diagnostics are printed the
 // way Clang prints its own: at the source line, with a caret.

@@ -1,6 +1,10 @@
 //===- Kernel.h - The kernel IR ---------------------------------*- C++ -*-===//
 //
-// Part of qdc. The kernel IR (KIR) describes a .qd translation unit the way
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The kernel IR (KIR) describes a .qd translation unit the way
 // the code generator and the runtime see it: fields, device functions, and
 // kernels whose top-level statements become tasks, grouped for concurrent
 // streams. It holds no Clang types; positions are file/line/column.

@@ -1,6 +1,10 @@
 //===- Printer.h - Textual forms of the kernel IR ---------------*- C++ -*-===//
 //
-// Part of qdc. Deterministic dumps of a module: the KIR itself
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Deterministic dumps of a module: the KIR itself
 // (--emit=kir) and the stream plan, as text or Graphviz DOT
 // (--emit=stream-plan). The output depends only on the module's contents.
 //

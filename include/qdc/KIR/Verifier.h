@@ -1,6 +1,10 @@
 //===- Verifier.h - Invariants of a lowered module --------------*- C++ -*-===//
 //
-// Part of qdc. Checks what every pass after form-tasks may rely on. A
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Checks what every pass after form-tasks may rely on. A
 // failure is a bug in qdc, not in the user's code.
 //
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,10 @@
 //===- Diagnostic.h - Diagnostics with a source location --------*- C++ -*-===//
 //
-// Part of qdc. Passes and the frontend report problems through a DiagEngine
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Passes and the frontend report problems through a DiagEngine
 // with an ID from Diagnostics.def. The engine applies -Werror/-w and counts
 // errors; a DiagSink decides how a diagnostic is shown (the frontend's sink
 // prints it the way Clang does, tests collect it).

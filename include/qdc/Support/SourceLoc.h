@@ -1,6 +1,10 @@
 //===- SourceLoc.h - A file/line/column position ----------------*- C++ -*-===//
 //
-// Part of qdc. The kernel IR keeps positions as plain file/line/column so it
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The kernel IR keeps positions as plain file/line/column so it
 // needs no Clang types; the frontend maps them back to Clang locations when it
 // prints a diagnostic.
 //

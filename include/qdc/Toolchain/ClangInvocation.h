@@ -1,6 +1,10 @@
 //===- ClangInvocation.h - Clang invocations from command lines -*- C++ -*-===//
 //
-// Part of qdc. The one place that turns a Clang command line (from
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The one place that turns a Clang command line (from
 // Toolchain) into a compiler invocation, the way the clang driver does, and
 // that sets up diagnostics printed to stderr as clang prints them. The
 // frontend and code generation both use it. Clang types are only declared

@@ -1,6 +1,10 @@
 //===- Toolchain.h - Where the tools are and how to call Clang --*- C++ -*-===//
 //
-// Part of qdc. One object, built once from the options, that knows where
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// One object, built once from the options, that knows where
 // every tool and library qdc uses lives (the embedded Clang's driver path and
 // resource directory, ptxas, libdevice, the ROCm bitcode, ld.lld, the
 // kernel-language headers) and the Clang arguments for each purpose: parsing

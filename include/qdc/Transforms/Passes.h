@@ -1,6 +1,10 @@
 //===- Passes.h - The KIR passes and their registry -------------*- C++ -*-===//
 //
-// Part of qdc. A pass takes the module and the diagnostic engine; checks
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A pass takes the module and the diagnostic engine; checks
 // report at the offending location and leave the module usable, so the
 // pipeline can go on and report every problem at once.
 //

@@ -1,7 +1,11 @@
 //===- GpuRuntimeTest.cpp - libqdrt on a real CUDA GPU
 //----------------------===//
 //
-// Part of qdc. Runs on a machine with an NVIDIA GPU
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Runs on a machine with an NVIDIA GPU
 // (utils/gpu-check-runtime.sh) and skips elsewhere. The kernels are PTX
 // compiled from kernels.cu by clang-19 at build time. Checks streams, events,
 // fork/join results, the pool's no-creation-after-warm-up promise on the real
