@@ -105,6 +105,18 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   const DriverOptions &Opts = **Parsed;
 
   Toolchain Tools(Args.empty() ? "qdc" : Args[0], Opts.Tools);
+  if (Opts.PrintVersion) {
+    auto Found = [](const std::string &Path) {
+      return Path.empty() ? std::string("not found") : Path;
+    };
+    llvm::outs() << "CUDA: ptxas " << Found(Tools.getPtxas()) << ", libdevice "
+                 << Found(Tools.getLibdevice())
+                 << "\nROCm device libraries: "
+                 << Found(Tools.getRocmBitcodeDir()) << "\nld.lld: "
+                 << Found(Tools.getLld()) << "\nheaders: "
+                 << Tools.getPreludeDir() << '\n';
+    return 0;
+  }
   if (Opts.PrintIncludeDir) {
     llvm::outs() << Tools.getPreludeDir() << '\n';
     return 0;

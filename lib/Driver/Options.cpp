@@ -360,7 +360,9 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
   if (P.ShowVersion) {
     Out << "qdc version " << QDC_VERSION << "\nLLVM version "
         << QDC_LLVM_VERSION << '\n';
-    return std::nullopt;
+    // The driver adds what it finds (it needs the toolchain).
+    P.Opts.PrintVersion = true;
+    return std::optional<DriverOptions>(std::move(P.Opts));
   }
   for (const std::string &Extra : P.App.remaining()) {
     llvm::StringRef E(Extra);

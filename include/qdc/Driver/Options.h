@@ -52,6 +52,8 @@ struct DriverOptions {
   bool PlanAsDot = false;
   bool SyntaxOnly = false;
   bool PrintIncludeDir = false;
+  /// --version: after the versions, the tools found.
+  bool PrintVersion = false;
   bool PrintPasses = false;
   std::string StopAfter; ///< a pass name, or empty
 };
