@@ -9,6 +9,8 @@
 
 #include "Output.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -117,6 +119,15 @@ static std::string stage(const std::string &Path, llvm::StringRef Contents,
                  !fs::is_regular_file(Status);
   if (Special && fs::is_directory(Status))
     return "is a directory";
+  // A file that already holds Contents is left as it is, its time
+  // included: a generated header rewritten with the same text would
+  // rebuild everything that includes it (build tools restat outputs).
+  if (!Special && fs::exists(Status) && Status.getSize() == Contents.size()) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Old =
+        llvm::MemoryBuffer::getFile(Path);
+    if (Old && (*Old)->getBuffer() == Contents)
+      return "";
+  }
   int FD = -1;
   if (Special) {
     if (std::error_code EC =
