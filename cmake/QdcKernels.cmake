@@ -18,6 +18,18 @@ function(qdc_add_kernels target)
     list(JOIN ARG_OFFLOAD_ARCH "," archs)
     set(arch_flags --offload-arch=${archs})
   endif()
+  # What the target's own C++ sources are compiled with: its include
+  # directories, definitions and C++ standard (generator expressions, so
+  # that settings made after this call count too). A .qd is C++20 at
+  # least: a target standard below it is not passed on.
+  set(includes "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+  set(defines "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
+  set(standard "$<TARGET_PROPERTY:${target},CXX_STANDARD>")
+  set(target_flags
+    "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"
+    "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>"
+    "$<$<STREQUAL:${standard},23>:-std=c++23>"
+    "$<$<STREQUAL:${standard},26>:-std=c++26>")
   foreach(source ${ARG_UNPARSED_ARGUMENTS})
     get_filename_component(abs ${source} ABSOLUTE)
     get_filename_component(stem ${source} NAME_WE)
@@ -29,10 +41,11 @@ function(qdc_add_kernels target)
       OUTPUT ${object} ${header}
       COMMAND ${QDC_EXECUTABLE} ${abs} -o ${object} -H ${header}
               -MD -MF ${object}.d -MT ${object}
-              ${arch_flags} ${ARG_OPTIONS}
+              ${target_flags} ${arch_flags} ${ARG_OPTIONS}
       DEPENDS ${abs} $<TARGET_FILE:${QDC_EXECUTABLE}> ${QDC_KERNEL_DEPENDS}
       DEPFILE ${object}.d
       COMMENT "qdc ${source}"
+      COMMAND_EXPAND_LISTS
       VERBATIM)
     target_sources(${target} PRIVATE ${object} ${header})
   endforeach()

@@ -175,10 +175,18 @@ std::string Toolchain::getHostCPU() const {
 }
 
 void Toolchain::appendPreprocessorArgs(std::vector<std::string> &Args) const {
+  // A folder holding qd/qd.h is qdc's own headers (a build's CMake passes
+  // the runtime's include folder with the target's): qdc reads them from
+  // its prelude folder, as system headers, and never through -I.
+  auto IsQdHeaders = [](const std::string &Dir) {
+    return fs::exists(join(Dir, "qd", "qd.h"));
+  };
   for (const std::string &Dir : Opts.IncludeDirs)
-    Args.push_back("-I" + Dir);
+    if (!IsQdHeaders(Dir))
+      Args.push_back("-I" + Dir);
   for (const std::string &Dir : Opts.SystemIncludeDirs)
-    Args.insert(Args.end(), {"-isystem", Dir});
+    if (!IsQdHeaders(Dir))
+      Args.insert(Args.end(), {"-isystem", Dir});
   for (const std::string &Def : Opts.Defines)
     Args.push_back("-D" + Def);
   for (const std::string &Name : Opts.Undefines)

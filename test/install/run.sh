@@ -57,7 +57,7 @@ ninja -C "$work/build-moved" >/dev/null
 QD_ARCH=cpu LD_LIBRARY_PATH="$moved/lib" "$work/build-moved/app"
 mkdir -p "$work/by-hand"
 (cd "$work/src" && "$moved/bin/qdc" fill.qd -o "$work/by-hand/fill.o" --offload-arch=sm_80,gfx90a \
-  && "$moved/bin/qdc" scale.qd -o "$work/by-hand/scale.o")
+  && "$moved/bin/qdc" -I include -DAPP_BIAS=0.5f scale.qd -o "$work/by-hand/scale.o")
 c++ -std=c++17 -I "$moved/include" -I "$work/by-hand" "$work/src/main.cpp" \
   "$work/by-hand/fill.o" "$work/by-hand/scale.o" -L "$moved/lib" -lqdrt \
   -o "$work/by-hand/app"
