@@ -110,11 +110,10 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
       return Path.empty() ? std::string("not found") : Path;
     };
     llvm::outs() << "CUDA: ptxas " << Found(Tools.getPtxas()) << ", libdevice "
-                 << Found(Tools.getLibdevice())
-                 << "\nROCm device libraries: "
-                 << Found(Tools.getRocmBitcodeDir()) << "\nld.lld: "
-                 << Found(Tools.getLld()) << "\nheaders: "
-                 << Tools.getPreludeDir() << '\n';
+                 << Found(Tools.getLibdevice()) << "\nROCm device libraries: "
+                 << Found(Tools.getRocmBitcodeDir())
+                 << "\nld.lld: " << Found(Tools.getLld())
+                 << "\nheaders: " << Tools.getPreludeDir() << '\n';
     return 0;
   }
   if (Opts.PrintIncludeDir) {
@@ -180,6 +179,19 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
     if (llvm::Error E = kir::verifyModule(*M))
       return reportError("internal error: invalid kernel IR: " +
                          llvm::toString(std::move(E)));
+  if (Opts.DepsOnly) {
+    // -M, -MM: the rule alone, to -MF, -o or standard output, as clang's.
+    std::string Target = Opts.DepfileTarget;
+    if (Target.empty())
+      Target = llvm::sys::path::stem(Opts.InputFile).str() + ".o";
+    std::string To = !Opts.DepfilePath.empty()  ? Opts.DepfilePath
+                     : !Opts.OutputFile.empty() ? Opts.OutputFile
+                                                : "-";
+    OutputSet Set;
+    Set.add(To, makeDepfile(Target, Session.getDependencies(!Opts.UserDepsOnly),
+                            Opts.PhonyDeps));
+    return Set.commit();
+  }
   if (Opts.SyntaxOnly)
     return 0;
 
@@ -194,12 +206,13 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
       kir::printStreamPlan(*M, OS);
     OutputSet Set;
     Set.add(Paths.Main, std::move(Text));
-    addDepfile(Set, Opts, Paths, Session.getDependencies());
+    addDepfile(Set, Opts, Paths, Session.getDependencies(!Opts.UserDepsOnly));
     return Set.commit();
   }
   // Index checks report through the module's assertion record.
   M->UsesAsserts = M->UsesAsserts || Opts.Tools.CheckIndices;
-  return writeOutputs(Opts, Paths, *M, Tools, Session.getDependencies());
+  return writeOutputs(Opts, Paths, *M, Tools,
+                      Session.getDependencies(!Opts.UserDepsOnly));
 }
 
 /// An LLVM fatal error (a construct a back end cannot compile) ends qdc with

@@ -27,7 +27,11 @@ using namespace qdc;
 
 namespace {
 /// Single-dash long options, as the user writes them.
-constexpr llvm::StringLiteral SingleDashOptions[] = {"-fsyntax-only",
+constexpr llvm::StringLiteral SingleDashOptions[] = {"-MMD",
+                                                     "-MP",
+                                                     "-MM",
+                                                     "-M",
+                                                     "-fsyntax-only",
                                                      "-Werror",
                                                      "-std",
                                                      "-MD",
@@ -96,7 +100,7 @@ struct Parser {
   std::vector<std::string> Gencode;
   std::string Language, DiagnosticsColor;
   bool ShowVersion = false, DumpVersion = false, CompileOnly = false,
-       PIC = false;
+       PIC = false, MMD = false, MM = false;
 
   Parser() {
     App.formatter(std::make_shared<QdcFormatter>());
@@ -198,6 +202,16 @@ struct Parser {
            "--fno-fast-math", [this] { Opts.Tools.FastMath = false; },
            "Turn -ffast-math off again")
         ->trigger_on_parse();
+    App.add_flag("--MMD", MMD,
+                 "As -MD, without the system headers (qdc's own, the C++ "
+                 "library, -isystem folders)");
+    App.add_flag("--MP", Opts.PhonyDeps,
+                 "Add an empty rule for each dependency, so that a deleted "
+                 "header does not stop make");
+    App.add_flag("--M", Opts.DepsOnly,
+                 "Write the dependency rule (to -MF, -o or standard output) "
+                 "and compile nothing");
+    App.add_flag("--MM", MM, "As -M, without the system headers");
     App.add_flag("--MD", Opts.WriteDepfile,
                  "Write a depfile listing every file the input includes");
     App.add_option("--MF", Opts.DepfilePath,
@@ -393,7 +407,11 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
                     .Case("hsaco", EmitKind::HSACO)
                     .Default(EmitKind::Object);
   P.Opts.Tools.OptLevel = static_cast<unsigned>(std::stoi(P.OptLevel));
-  if (!P.Opts.DepfilePath.empty())
+  if (P.MMD)
+    P.Opts.WriteDepfile = P.Opts.UserDepsOnly = true;
+  if (P.MM)
+    P.Opts.DepsOnly = P.Opts.UserDepsOnly = true;
+  if (!P.Opts.DepfilePath.empty() && !P.Opts.DepsOnly)
     P.Opts.WriteDepfile = true;
   if (!P.Archs.empty())
     P.Opts.OffloadArchs = P.Archs;

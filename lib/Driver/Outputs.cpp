@@ -37,15 +37,19 @@ static std::string escapeForMake(llvm::StringRef Path, bool IsTarget) {
 }
 
 /// A Make rule: Target depends on every file in Deps.
-static std::string makeDepfile(const std::string &Target,
-                               const std::vector<std::string> &Deps) {
+std::string qdc::makeDepfile(const std::string &Target,
+                             const std::vector<std::string> &Deps, bool Phony) {
   auto Escape = [](llvm::StringRef Path) {
     return escapeForMake(Path, /*IsTarget=*/false);
   };
   std::string Rule = escapeForMake(Target, /*IsTarget=*/true) + ":";
   for (const std::string &D : Deps)
     Rule += " \\\n  " + Escape(D);
-  return Rule + "\n";
+  Rule += "\n";
+  // -MP: each header (not the input) as a target with no prerequisites.
+  for (size_t I = 1; Phony && I < Deps.size(); ++I)
+    Rule += "\n" + escapeForMake(Deps[I], /*IsTarget=*/true) + ":\n";
+  return Rule;
 }
 
 static CodeGenStage getStage(EmitKind Emit) {
@@ -173,7 +177,7 @@ void qdc::addDepfile(OutputSet &Set, const DriverOptions &Opts,
       Opts.DepfileTarget.empty() ? Paths.Main : Opts.DepfileTarget;
   if (Target == "-")
     Target = Opts.InputFile;
-  Set.add(Paths.Depfile, makeDepfile(Target, Dependencies));
+  Set.add(Paths.Depfile, makeDepfile(Target, Dependencies, Opts.PhonyDeps));
 }
 
 int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,

@@ -34,6 +34,11 @@ struct OutputPaths {
 /// standard output, a depfile with no name).
 llvm::Expected<OutputPaths> getOutputPaths(const DriverOptions &Opts);
 
+/// A Make rule for Target naming Deps (the input first); with Phony (-MP)
+/// also an empty rule for each header.
+std::string makeDepfile(const std::string &Target,
+                        const std::vector<std::string> &Deps, bool Phony);
+
 /// Adds the depfile, when asked for, to Set: a Make rule for the main
 /// output (or -MT) naming every file in Dependencies.
 void addDepfile(OutputSet &Set, const DriverOptions &Opts,

@@ -117,10 +117,16 @@ private:
 class AllDependencies : public clang::DependencyCollector {
 public:
   bool needSystemDependencies() override { return true; }
-  bool sawDependency(llvm::StringRef Filename, bool, bool, bool,
+  bool sawDependency(llvm::StringRef Filename, bool, bool IsSystem, bool,
                      bool IsMissing) override {
-    return !IsMissing && Filename != "<built-in>";
+    bool Keep = !IsMissing && Filename != "<built-in>";
+    if (Keep && IsSystem)
+      System.insert(Filename.str());
+    return Keep;
   }
+  /// The dependencies found in system folders (-isystem, qdc's prelude, the
+  /// C++ library), which -MMD and -MM leave out.
+  std::set<std::string> System;
 };
 
 struct FrontendSession::Impl {
@@ -260,10 +266,12 @@ const std::vector<std::string> &FrontendSession::getClangArgs() const {
   return P->Args;
 }
 
-std::vector<std::string> FrontendSession::getDependencies() const {
+std::vector<std::string>
+FrontendSession::getDependencies(bool IncludeSystem) const {
   std::vector<std::string> Out = {P->Opts.InputFile};
   for (const std::string &D : P->Dependencies->getDependencies())
-    if (D != P->Opts.InputFile)
+    if (D != P->Opts.InputFile &&
+        (IncludeSystem || !P->Dependencies->System.count(D)))
       Out.push_back(D);
   return Out;
 }

@@ -46,6 +46,9 @@ struct DriverOptions {
   /// -I, -D, -std=, -O, -g, -Werror, -w, -v: what shapes Clang command lines.
   ToolchainOptions Tools;
   bool WriteDepfile = false; ///< -MD
+  bool UserDepsOnly = false; ///< -MMD, -MM: no system headers
+  bool PhonyDeps = false;    ///< -MP: a phony rule per dependency
+  bool DepsOnly = false;     ///< -M, -MM: the rule only, no compile
   std::string DepfilePath;   ///< -MF; empty: the object's name with .d
   std::string DepfileTarget; ///< -MT; empty: the object's name
   EmitKind Emit = EmitKind::Object;

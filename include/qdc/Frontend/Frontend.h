@@ -67,7 +67,7 @@ public:
 
   /// Every file the parse read, the input first, then each included file
   /// (system headers too) in the order first seen.
-  std::vector<std::string> getDependencies() const;
+  std::vector<std::string> getDependencies(bool IncludeSystem = true) const;
 
 private:
   std::optional<kir::Module> parseSource();
