@@ -82,8 +82,9 @@ private:
   llvm::Error buildDeviceIR() {
     for (const std::string &Arch : Opts.OffloadArchs) {
       const TargetHooks &T = getHooksForArch(Arch);
-      llvm::Expected<std::string> IR =
-          C.compileToLLVM(deviceSource(T), T, Arch);
+      llvm::Expected<std::string> IR = C.compileToLLVM(
+          deviceSource(T), T,
+          T.getImageKind() == DeviceImage::PTX ? getPtxArch(Arch) : Arch);
       if (!IR)
         return IR.takeError();
       Out.DeviceIR.emplace_back(Arch, std::move(*IR));
@@ -91,11 +92,34 @@ private:
     return llvm::Error::success();
   }
 
+  /// The NVIDIA architecture LLVM's back end generates PTX for when asked
+  /// for Arch: Arch itself, or for one newer than it knows (sm_100, sm_120)
+  /// its newest, sm_90, whose PTX ptxas turns into SASS for Arch.
+  static std::string getPtxArch(llvm::StringRef Arch) {
+    unsigned Sm = 0;
+    llvm::StringRef Number = Arch.drop_front(3);
+    if (Number.ends_with("a"))
+      Number = Number.drop_back();
+    if (!Arch.starts_with("sm_") || Number.getAsInteger(10, Sm) ||
+        Sm <= NewestPtxSm)
+      return Arch.str();
+    return "sm_" + std::to_string(NewestPtxSm);
+  }
+  static constexpr unsigned NewestPtxSm = 90;
+
   /// An image per arch; Images holds them by kind (PTX, then HSACO), each
-  /// kind in --offload-arch order, as the runtime tries them.
+  /// kind in --offload-arch order, as the runtime tries them. Archs newer
+  /// than LLVM's share their PTX (getPtxArch), built once.
   llvm::Error buildImages() {
-    for (const std::string &Arch : Opts.OffloadArchs) {
-      const TargetHooks &T = getHooksForArch(Arch);
+    for (const std::string &Asked : Opts.OffloadArchs) {
+      const TargetHooks &T = getHooksForArch(Asked);
+      std::string Arch =
+          T.getImageKind() == DeviceImage::PTX ? getPtxArch(Asked) : Asked;
+      if (Arch != Asked)
+        SassArchs[Arch].push_back(Asked);
+      if (llvm::any_of(Out.Images,
+                       [&](const DeviceImage &I) { return I.Arch == Arch; }))
+        continue;
       llvm::Expected<std::string> Image =
           T.compileImage(C, deviceSource(T), Arch);
       if (!Image)
@@ -120,10 +144,19 @@ private:
     std::vector<DeviceImage> Sass;
     for (size_t I = 0; I < NumPtx; ++I) {
       const DeviceImage &Ptx = Out.Images[I];
-      llvm::Expected<std::string> Cubin = C.assemblePtx(Ptx.Data, Ptx.Arch);
-      if (!Cubin)
-        return Cubin.takeError();
-      Sass.push_back({DeviceImage::Cubin, Ptx.Arch, std::move(*Cubin)});
+      // SASS for the PTX's own arch when it was asked for, and for each
+      // newer arch asked for whose PTX this is.
+      std::vector<std::string> Targets;
+      if (llvm::is_contained(Opts.OffloadArchs, Ptx.Arch))
+        Targets.push_back(Ptx.Arch);
+      for (const std::string &Newer : SassArchs[Ptx.Arch])
+        Targets.push_back(Newer);
+      for (const std::string &Target : Targets) {
+        llvm::Expected<std::string> Cubin = C.assemblePtx(Ptx.Data, Target);
+        if (!Cubin)
+          return Cubin.takeError();
+        Sass.push_back({DeviceImage::Cubin, Target, std::move(*Cubin)});
+      }
     }
     Out.Images.insert(Out.Images.begin() + NumPtx,
                       std::make_move_iterator(Sass.begin()),
@@ -138,6 +171,8 @@ private:
   Artifacts Out;
   std::map<const TargetHooks *, std::string> Sources;
   size_t NumPtx = 0;
+  /// Per PTX arch, the newer archs asked for that get SASS from it.
+  std::map<std::string, std::vector<std::string>> SassArchs;
 };
 
 } // namespace

@@ -425,8 +425,11 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
     if (A.starts_with("gfx") && A.size() > 3 &&
         llvm::all_of(A.drop_front(3), llvm::isAlnum))
       continue;
-    if (!A.starts_with("sm_") || A.drop_front(3).getAsInteger(10, Sm) ||
-        Sm < 50)
+    // sm_XX, or sm_XXa (the architecture-specific features of sm_90a...).
+    llvm::StringRef Number = A.drop_front(3);
+    if (Number.ends_with("a"))
+      Number = Number.drop_back();
+    if (!A.starts_with("sm_") || Number.getAsInteger(10, Sm) || Sm < 50)
       return makeError("--offload-arch=" + Arch +
                        ": not a GPU architecture (sm_50 or newer for NVIDIA, "
                        "gfxNNN for AMD)");
