@@ -70,11 +70,6 @@ void qd::sync() {
   R.checkAsserts("qd::sync");
 }
 
-/// The device, when Generation is the running runtime's; null otherwise.
-static Device *deviceOf(uint64_t Generation) {
-  Runtime *R = currentIfRunning();
-  return R && R->generation() == Generation ? &R->device() : nullptr;
-}
 
 //===----------------------------------------------------------------------===//
 // Streams

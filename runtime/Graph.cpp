@@ -18,12 +18,6 @@
 using namespace qd;
 using namespace qd::rt;
 
-namespace {
-Device *deviceOfGeneration(uint64_t Generation) {
-  Runtime *R = currentIfRunning();
-  return R && R->generation() == Generation ? &R->device() : nullptr;
-}
-} // namespace
 
 Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
   Runtime &R = current();
@@ -80,7 +74,7 @@ void Graph::launch(const Stream &S) const {
   if (!live_)
     throw Error("qd::Graph::launch: the graph is empty (default-constructed, "
                 "moved-from or destroyed)");
-  Device *D = deviceOfGeneration(generation_);
+  Device *D = deviceOf(generation_);
   if (!D)
     throw Error("qd::Graph::launch: the graph belongs to a runtime that was "
                 "reset");
@@ -97,7 +91,7 @@ void Graph::destroy() {
     return;
   live_ = false;
   replay_ = nullptr;
-  Device *D = deviceOfGeneration(generation_);
+  Device *D = deviceOf(generation_);
   if (D && handle_) {
     try {
       D->destroyGraph(handle_);

@@ -197,6 +197,11 @@ void install(std::unique_ptr<Device> D, int Ordinal) {
 }
 } // namespace
 
+Device *qd::rt::deviceOf(uint64_t Generation) {
+  Runtime *R = currentIfRunning();
+  return R && R->generation() == Generation ? &R->device() : nullptr;
+}
+
 Runtime *qd::rt::currentIfRunning() {
   return Current.load(std::memory_order_acquire);
 }

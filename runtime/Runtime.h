@@ -109,6 +109,9 @@ Runtime &current();
 Runtime *currentIfRunning();
 /// Generation of the current runtime, 0 when none runs.
 uint64_t currentGeneration();
+/// The device, when Generation is the running runtime's; null otherwise
+/// (an object made before qd::reset()).
+Device *deviceOf(uint64_t Generation);
 
 /// Starts a runtime on Arch (see qd::init).
 void start(Arch A, InitOptions Options);

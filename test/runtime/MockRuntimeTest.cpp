@@ -409,4 +409,26 @@ TEST_F(MockRuntimeTest, EveryInjectedFailureIsAnErrorLeaksNothingAndRecovers) {
   }
 }
 
+TEST_F(MockRuntimeTest, FillsAreMemsetsOrDoublingCopiesNeverAFullHostBuffer) {
+  Ndarray<float, 1> F({1 << 20});
+  Ndarray<double, 1> D({1000});
+  Ndarray<qd::vec2, 1> V({1000});
+  calls();
+  F.fill(1.5f);
+  D.fill(0.0);
+  V.fill(qd::vec2{2, 2});
+  EXPECT_EQ(calls(),
+            (std::vector<std::string>{"memset32 1048576 s0", "synchronize s0",
+                                      "memset8 8000 s0", "synchronize s0",
+                                      "memset32 2000 s0", "synchronize s0"}));
+  D.fill(1.0); // 0x3ff0000000000000: no 4-byte pattern
+  std::vector<std::string> Calls = calls();
+  ASSERT_EQ(Calls.size(), 12u); // one element in, 10 doublings, the wait
+  EXPECT_EQ(Calls.front(), "copyToDevice 8 s0");
+  EXPECT_EQ(Calls[1], "copyOnDevice 8 s0");
+  EXPECT_EQ(Calls[10], "copyOnDevice 3904 s0"); // 8000 - 4096 bytes
+  EXPECT_EQ(D.to_vector(), std::vector<double>(1000, 1.0));
+}
+
+
 } // namespace
