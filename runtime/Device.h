@@ -130,6 +130,24 @@ public:
     (void)Iterations;
   }
   virtual void destroyRecordedGraph(Handle Recorded) { (void)Recorded; }
+
+  /// qd::graph::do_while on the device: a while node (a conditional graph
+  /// node) recorded in a capture. hasGraphLoops says whether the device
+  /// can (it may load what it needs the first time). During a capture on
+  /// Stream, beginGraphLoop adds the node and returns a stream that records
+  /// its body; endGraphLoop ends the body with a node that sets the
+  /// loop's condition from the int32_t at Flag (zero, or a failed
+  /// assertion in AssertRecord when not null, ends it). The body runs once
+  /// before the first check.
+  virtual bool hasGraphLoops() { return false; }
+  virtual Handle beginGraphLoop(Handle Stream, const void *Flag,
+                                const void *AssertRecord) {
+    (void)Stream;
+    (void)Flag;
+    (void)AssertRecord;
+    throw qd::Error("this device has no device-side graph loops");
+  }
+  virtual void endGraphLoop(Handle Body) { (void)Body; }
   /// Copies between two buffers of this device (which do not overlap).
   virtual void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
                             Handle Stream) = 0;

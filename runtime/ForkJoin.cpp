@@ -21,6 +21,7 @@
 
 #include "Module.h"
 
+#include <cstring>
 #include <vector>
 
 using namespace qd::rt;
@@ -77,10 +78,58 @@ private:
   void *Memory = nullptr;
 };
 
+/// Enqueues tasks [Begin, End) of a kernel (all of them, forked and
+/// joined, when it has groups) on LaunchStream.
 static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
                         const LoadedModule &LM, uint32_t Kernel,
                         const void *Args, const uint64_t *Iterations,
-                        Handle LaunchStream);
+                        Handle LaunchStream, uint32_t Begin, uint32_t End);
+
+/// The device address of a do_while loop's flag.
+static const void *flagAddress(const qdrt_kernel_desc &K,
+                               const qdrt_graph_loop &L, const LoadedModule &LM,
+                               const void *Args) {
+  const void *Flag = nullptr;
+  if (L.flag_field != QDRT_FLAG_IN_ARGS)
+    Flag = LM.Fields[L.flag_field];
+  else
+    std::memcpy(&Flag, static_cast<const char *>(Args) + L.flag_offset,
+                sizeof(Flag));
+  if (!Flag)
+    throw qd::Error(std::string("kernel '") + K.name +
+                    "': the flag of its qd::graph::do_while has no memory");
+  return Flag;
+}
+
+/// Runs a kernel with do_while loops from the host: each loop's tasks,
+/// then a read of its flag, until the flag is zero.
+static void runLoopsOnHost(Runtime &RT, const qdrt_module_desc &Desc,
+                           const LoadedModule &LM, uint32_t Kernel,
+                           const void *Args, const uint64_t *Iterations,
+                           Handle LaunchStream) {
+  const qdrt_kernel_desc &K = Desc.kernels[Kernel];
+  Device &D = RT.device();
+  uint32_t Next = 0;
+  for (uint32_t I = 0; I < K.num_loops; ++I) {
+    const qdrt_graph_loop &L = K.loops[I];
+    launchTasks(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream, Next,
+                L.first_task);
+    const void *Flag = flagAddress(K, L, LM, Args);
+    int32_t Value = 0;
+    do {
+      launchTasks(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream,
+                  L.first_task, L.first_task + L.num_tasks);
+      D.copyToHost(&Value, Flag, sizeof(Value), LaunchStream);
+      D.synchronizeStream(LaunchStream);
+      // A failed assertion stops its task, which may never clear the flag.
+      if (LM.AssertRecord)
+        RT.checkAsserts("qd::graph::do_while");
+    } while (Value != 0);
+    Next = L.first_task + L.num_tasks;
+  }
+  launchTasks(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream, Next,
+              K.num_tasks);
+}
 
 void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
                           const LoadedModule &LM, uint32_t Kernel,
@@ -88,17 +137,19 @@ void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
                           Handle LaunchStream, void *Result) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = RT.device();
-  // QD_GRAPH kernels keep no scalars (qdc refuses them), so their argument
-  // block is the caller's.
-  if ((K.flags & QDRT_KERNEL_GRAPH) && !K.scalars_size && !Result &&
-      D.canUpdateGraphs()) {
+  if ((K.flags & QDRT_KERNEL_GRAPH) && D.canUpdateGraphs() &&
+      (!K.num_loops || D.hasGraphLoops())) {
     RT.graphKernels().launch(RT, Desc, LM, Kernel, Args, Iterations,
-                             LaunchStream);
+                             LaunchStream, Result);
     return;
   }
   ScalarBlock Scalars(D, K, Args, LaunchStream);
-  launchTasks(RT, Desc, LM, Kernel, Scalars.args(Args), Iterations,
-              LaunchStream);
+  if (K.num_loops)
+    runLoopsOnHost(RT, Desc, LM, Kernel, Scalars.args(Args), Iterations,
+                   LaunchStream);
+  else
+    launchTasks(RT, Desc, LM, Kernel, Scalars.args(Args), Iterations,
+                LaunchStream, 0, K.num_tasks);
   if (Result) {
     D.copyToHost(Result, Scalars.memory() + K.result_offset, K.result_size,
                  LaunchStream);
@@ -109,7 +160,7 @@ void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
 static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
                         const LoadedModule &LM, uint32_t Kernel,
                         const void *Args, const uint64_t *Iterations,
-                        Handle LaunchStream) {
+                        Handle LaunchStream, uint32_t Begin, uint32_t End) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = RT.device();
   auto LaunchTask = [&](uint32_t I, Handle Stream) {
@@ -123,7 +174,7 @@ static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
   if (K.num_groups == 0 || !D.hasStreams()) {
     // In order on the launch stream; on the CPU the groups simply run one
     // after another in source order.
-    for (uint32_t I = 0; I < K.num_tasks; ++I)
+    for (uint32_t I = Begin; I < End; ++I)
       LaunchTask(I, LaunchStream);
     return;
   }
@@ -161,8 +212,14 @@ static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
 //===----------------------------------------------------------------------===//
 
 GraphKernels::~GraphKernels() {
-  for (auto &[K, E] : Entries)
+  for (auto &[K, E] : Entries) {
     release(E);
+    if (E.Scalars)
+      try {
+        D.deallocate(E.Scalars);
+      } catch (const qd::Error &) {
+      }
+  }
   if (CaptureStream)
     try {
       D.destroyStream(CaptureStream);
@@ -178,27 +235,82 @@ void GraphKernels::release(Entry &E) {
       D.destroyRecordedGraph(E.Recorded);
   } catch (const qd::Error &) {
   }
+  void *Scalars = E.Scalars;
   E = Entry();
+  E.Scalars = Scalars;
+}
+
+/// Records a kernel with do_while loops on a capturing stream: each loop
+/// becomes a device-side while node around its tasks.
+static void recordLoops(Runtime &RT, const qdrt_module_desc &Desc,
+                        const LoadedModule &LM, uint32_t Kernel,
+                        const void *Args, const uint64_t *Iterations,
+                        Handle Stream) {
+  const qdrt_kernel_desc &K = Desc.kernels[Kernel];
+  Device &D = RT.device();
+  uint32_t Next = 0;
+  for (uint32_t I = 0; I < K.num_loops; ++I) {
+    const qdrt_graph_loop &L = K.loops[I];
+    launchTasks(RT, Desc, LM, Kernel, Args, Iterations, Stream, Next,
+                L.first_task);
+    Handle Body =
+        D.beginGraphLoop(Stream, flagAddress(K, L, LM, Args), LM.AssertRecord);
+    try {
+      launchTasks(RT, Desc, LM, Kernel, Args, Iterations, Body, L.first_task,
+                  L.first_task + L.num_tasks);
+    } catch (...) {
+      try {
+        D.endGraphLoop(Body);
+      } catch (const qd::Error &) {
+      }
+      throw;
+    }
+    D.endGraphLoop(Body);
+    Next = L.first_task + L.num_tasks;
+  }
+  launchTasks(RT, Desc, LM, Kernel, Args, Iterations, Stream, Next,
+              K.num_tasks);
 }
 
 void GraphKernels::launch(Runtime &RT, const qdrt_module_desc &Desc,
                           const LoadedModule &LM, uint32_t Kernel,
                           const void *Args, const uint64_t *Iterations,
-                          Handle LaunchStream) {
+                          Handle LaunchStream, void *Result) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
+  // Held until a returned value is read, so no other replay of this graph
+  // overwrites the scalars first.
   std::lock_guard<std::mutex> Lock(Mutex);
   Entry &E = Entries[&K];
+  // The call's argument block, with the graph's own scalars.
+  std::vector<char> Block;
+  if (K.scalars_size) {
+    if (!E.Scalars)
+      E.Scalars = D.allocate(K.scalars_size);
+    Block.assign(static_cast<const char *>(Args),
+                 static_cast<const char *>(Args) + K.arg_size);
+    std::memcpy(Block.data() + K.scalars_offset, &E.Scalars, sizeof(void *));
+    Args = Block.data();
+  }
   std::vector<uint64_t> Counts(Iterations, Iterations + K.num_tasks);
-  if (!E.Exec || E.Iterations != Counts) {
-    // Record the tasks (fork and join included) on a stream of our own:
-    // the launch stream may be the default stream, which cannot be
-    // captured.
+  const char *Bytes = static_cast<const char *>(Args);
+  bool Same = E.Exec && E.Iterations == Counts;
+  if (Same && K.num_loops)
+    Same = E.Args.size() == K.arg_size &&
+           (!K.arg_size || std::memcmp(E.Args.data(), Bytes, K.arg_size) == 0);
+  if (!Same) {
+    // Record the tasks (fork and join, or while nodes, included) on a
+    // stream of our own: the launch stream may be the default stream,
+    // which cannot be captured.
     release(E);
     if (!CaptureStream)
       CaptureStream = D.createStream();
     D.beginCapture(CaptureStream);
     try {
-      launchTasks(RT, Desc, LM, Kernel, Args, Iterations, CaptureStream);
+      if (K.num_loops)
+        recordLoops(RT, Desc, LM, Kernel, Args, Iterations, CaptureStream);
+      else
+        launchTasks(RT, Desc, LM, Kernel, Args, Iterations, CaptureStream, 0,
+                    K.num_tasks);
     } catch (...) {
       try {
         D.destroyGraph(D.endCapture(CaptureStream));
@@ -208,6 +320,8 @@ void GraphKernels::launch(Runtime &RT, const qdrt_module_desc &Desc,
     }
     E.Exec = D.endCaptureForUpdate(CaptureStream, E.Recorded, E.Nodes);
     E.Iterations = Counts;
+    if (K.num_loops)
+      E.Args.assign(Bytes, Bytes + K.arg_size);
     for (const Device::KernelNode &N : E.Nodes) {
       uint32_t Task = K.num_tasks;
       for (uint32_t I = 0; I < K.num_tasks; ++I)
@@ -215,7 +329,7 @@ void GraphKernels::launch(Runtime &RT, const qdrt_module_desc &Desc,
           Task = I;
       E.NodeTask.push_back(Task);
     }
-  } else {
+  } else if (!K.num_loops) {
     // The same geometry: give each task node this call's arguments.
     for (size_t I = 0; I < E.Nodes.size(); ++I)
       if (E.NodeTask[I] < K.num_tasks)
@@ -223,4 +337,9 @@ void GraphKernels::launch(Runtime &RT, const qdrt_module_desc &Desc,
                         Iterations[E.NodeTask[I]]);
   }
   D.launchGraph(E.Exec, LaunchStream);
+  if (Result) {
+    D.copyToHost(Result, static_cast<char *>(E.Scalars) + K.result_offset,
+                 K.result_size, LaunchStream);
+    D.synchronizeStream(LaunchStream);
+  }
 }

@@ -71,6 +71,21 @@ void qd::rt::validateModule(const qdrt_module_desc &D) {
         Fail(Name + " has tasks out of group order");
       Last = G;
     }
+    if (KD.num_loops && (!KD.loops || KD.num_groups))
+      Fail(Name + " has do_while loops without a table, or with groups");
+    uint32_t End = 0;
+    for (uint32_t L = 0; L < KD.num_loops; ++L) {
+      const qdrt_graph_loop &GL = KD.loops[L];
+      if (GL.first_task < End || GL.num_tasks == 0 ||
+          uint64_t(GL.first_task) + GL.num_tasks > KD.num_tasks)
+        Fail(Name + " has do_while loops out of order or beyond its tasks");
+      End = GL.first_task + GL.num_tasks;
+      bool InArgs = GL.flag_field == QDRT_FLAG_IN_ARGS;
+      if (InArgs ? uint64_t(GL.flag_offset) + sizeof(void *) > KD.arg_size
+                 : GL.flag_field >= D.num_fields ||
+                       D.fields[GL.flag_field].bytes < sizeof(int32_t))
+        Fail(Name + " has a do_while flag outside its arguments or fields");
+    }
   }
 }
 

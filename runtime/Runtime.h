@@ -44,10 +44,12 @@ class GraphKernels {
 public:
   explicit GraphKernels(Device &D) : D(D) {}
   ~GraphKernels();
-  /// Enqueues kernel Kernel of Desc on LaunchStream from its graph.
-  void launch(Runtime &RT, const qdrt_module_desc &Desc,
-              const LoadedModule &LM, uint32_t Kernel, const void *Args,
-              const uint64_t *Iterations, Handle LaunchStream);
+  /// Enqueues kernel Kernel of Desc on LaunchStream from its graph;
+  /// Result, when not null, receives its return value once the graph has
+  /// run (the only case that waits).
+  void launch(Runtime &RT, const qdrt_module_desc &Desc, const LoadedModule &LM,
+              uint32_t Kernel, const void *Args, const uint64_t *Iterations,
+              Handle LaunchStream, void *Result);
 
 private:
   struct Entry {
@@ -55,7 +57,14 @@ private:
     Handle Recorded = nullptr, Exec = nullptr;
     std::vector<Device::KernelNode> Nodes;
     std::vector<uint32_t> NodeTask; ///< the task of each node
+    /// The kernel scalars of every replay (launches of one executable
+    /// graph run one after another), kept across recordings.
+    void *Scalars = nullptr;
+    /// A kernel with do_while loops: the argument block it was recorded
+    /// with (its loop bodies' nodes are not updated in place).
+    std::vector<char> Args;
   };
+  /// Destroys E's graphs; its scalars stay.
   void release(Entry &E);
 
   Device &D;

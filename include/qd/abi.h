@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 4u
+#define QDRT_ABI_VERSION 5u
 
 /**
  * An iteration count that the task computes itself when it starts (its
@@ -64,6 +64,24 @@ typedef struct qdrt_task_desc {
   uint32_t cpu_threads;      /**< at most this many CPU threads; 0: all */
 } qdrt_task_desc;
 
+/** The flag of a do_while loop is a field (flag_field), not a parameter. */
+#define QDRT_FLAG_IN_ARGS UINT32_MAX
+
+/**
+ * A `qd::graph::do_while` loop of a kernel: its tasks [first_task,
+ * first_task + num_tasks) (counted from the kernel's first task) run, then
+ * run again while the int32_t flag is non-zero. The flag is field
+ * flag_field of the module, or, when flag_field is QDRT_FLAG_IN_ARGS, the
+ * int32_t that the pointer at byte flag_offset of the argument block
+ * points to (a 0-d ndarray parameter's data).
+ */
+typedef struct qdrt_graph_loop {
+  uint32_t first_task;
+  uint32_t num_tasks;
+  uint32_t flag_field;
+  uint32_t flag_offset;
+} qdrt_graph_loop;
+
 typedef struct qdrt_kernel_desc {
   const char *name;
   uint32_t first_task; /**< index into the module's task table */
@@ -81,6 +99,10 @@ typedef struct qdrt_kernel_desc {
   uint32_t result_offset;
   uint32_t result_size;
   uint32_t flags; /**< QDRT_KERNEL_GRAPH: a QD_GRAPH kernel */
+  /** Its do_while loops in task order, not nested, not overlapping (a
+   * kernel with loops has no stream-parallel groups); or null. */
+  const qdrt_graph_loop *loops;
+  uint32_t num_loops;
 } qdrt_kernel_desc;
 
 /** The kernel replays a cached graph of its tasks (QD_GRAPH). */

@@ -268,6 +268,14 @@ template <typename T> T reduce_max(T v) noexcept;
 } // namespace warp
 } // namespace simt
 
+namespace graph {
+/// `while (qd::graph::do_while(flag)) { ... }` at the top level of a
+/// QD_GRAPH kernel, flag a 0-d int32_t ndarray parameter or field: the body
+/// runs, then runs again while the flag is non-zero (on sm_90 and newer
+/// without the host; elsewhere the runtime reads the flag after each run).
+template <typename Flag> bool do_while(const Flag &flag) noexcept;
+} // namespace graph
+
 // Device atomics on field and ndarray elements and kernel scalars: return
 // the value before the update. add, sub, mul, min, max: 32- and 64-bit
 // integers, float, double; and, or, xor: integers.

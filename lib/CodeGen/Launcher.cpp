@@ -15,6 +15,8 @@
 #include "Names.h"
 #include "SourceGen.h"
 
+#include "llvm/Support/ErrorHandling.h"
+
 #include <algorithm>
 #include <map>
 
@@ -116,9 +118,41 @@ private:
     OS << "};\n";
   }
 
+  /// Each kernel's do_while loops: qd_loops_<kernel index>_[].
+  void emitLoops() {
+    for (size_t KI = 0; KI < M.Kernels.size(); ++KI) {
+      const Kernel &K = M.Kernels[KI];
+      if (K.Loops.empty())
+        continue;
+      std::string Args = names::qualified(K.Scope, names::argsStruct(K));
+      OS << "const qdrt_graph_loop qd_loops_" << KI << "_[] = {\n";
+      for (const GraphLoop &L : K.Loops) {
+        const Stmt *S = K.findStmt(L.StmtId);
+        OS << "  {.first_task = " << L.FirstTask
+           << ", .num_tasks = " << L.NumTasks;
+        if (S->FlagIsField)
+          OS << ", .flag_field = " << getFieldIndex(S->Flag)
+             << ", .flag_offset = 0";
+        else
+          OS << ", .flag_field = QDRT_FLAG_IN_ARGS, .flag_offset = "
+             << "__builtin_offsetof(" << Args << ", " << S->Flag << ")";
+        OS << "},\n";
+      }
+      OS << "};\n";
+    }
+  }
+
+  unsigned getFieldIndex(llvm::StringRef QualifiedName) const {
+    for (size_t I = 0; I < M.Fields.size(); ++I)
+      if (M.Fields[I].getQualifiedName() == QualifiedName)
+        return I;
+    llvm_unreachable("a do_while flag names a field of the module");
+  }
+
   void emitKernels() {
     if (M.Kernels.empty())
       return;
+    emitLoops();
     OS << "const qdrt_kernel_desc " << names::Kernels << "[] = {\n";
     unsigned First = 0;
     for (const Kernel &K : M.Kernels) {
@@ -138,6 +172,9 @@ private:
            << ")";
       if (K.IsGraph)
         OS << ", .flags = QDRT_KERNEL_GRAPH";
+      if (!K.Loops.empty())
+        OS << ", .loops = qd_loops_" << (&K - M.Kernels.data())
+           << "_, .num_loops = " << K.Loops.size();
       OS << "},\n";
       First += K.Tasks.size();
     }

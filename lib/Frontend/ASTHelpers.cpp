@@ -61,6 +61,20 @@ bool isQdFunction(const clang::FunctionDecl *FD, llvm::StringRef Name) {
          FD->getName() == Name && isQdContext(FD->getDeclContext());
 }
 
+bool isGraphDoWhile(const clang::FunctionDecl *FD) {
+  return FD && FD->getIdentifier() && FD->getName() == "do_while" &&
+         isQdContext(FD->getDeclContext(), "graph");
+}
+
+const clang::CallExpr *getGraphDoWhile(const clang::Stmt *S) {
+  const auto *W = dyn_cast_or_null<clang::WhileStmt>(S);
+  if (!W || W->getConditionVariable())
+    return nullptr;
+  const auto *Call =
+      dyn_cast<clang::CallExpr>(W->getCond()->IgnoreImplicit()->IgnoreParens());
+  return Call && isGraphDoWhile(Call->getDirectCallee()) ? Call : nullptr;
+}
+
 /// qd::simt::block, at file scope.
 static bool isSimtBlock(const clang::DeclContext *DC) {
   const auto *NS = dyn_cast<clang::NamespaceDecl>(DC);

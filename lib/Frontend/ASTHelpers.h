@@ -48,6 +48,12 @@ bool isBlockSync(const clang::FunctionDecl *FD);
 bool isSharedArrayType(clang::QualType T);
 /// Whether S is a QD_STREAM_PARALLEL block.
 bool isStreamParallelBlock(const clang::Stmt *S);
+
+/// qd::graph::do_while.
+bool isGraphDoWhile(const clang::FunctionDecl *FD);
+/// The qd::graph::do_while call that is S's whole condition, when S is
+/// `while (qd::graph::do_while(flag))`; else null.
+const clang::CallExpr *getGraphDoWhile(const clang::Stmt *S);
 /// The KIR scalar type of T, if it is one.
 std::optional<kir::ScalarType> getScalarType(clang::QualType T,
                                              const clang::ASTContext &Ctx);

@@ -220,6 +220,10 @@ private:
         Out.push_back(std::move(Ret));
         continue;
       }
+      if (const clang::CallExpr *DoWhile = getGraphDoWhile(S)) {
+        Out.push_back(buildGraphLoop(cast<clang::WhileStmt>(S), DoWhile));
+        continue;
+      }
       if (isStreamParallelBlock(S)) {
         kir::Stmt Block = makeStmt(S, kir::StmtKind::Block);
         unsigned Outer = CurrentBlock;
@@ -231,6 +235,27 @@ private:
       }
       Out.push_back(buildItem(S));
     }
+  }
+
+  /// `while (qd::graph::do_while(flag)) { ... }`: its body's statements
+  /// become tasks the runtime repeats (DESIGN section 3.2).
+  kir::Stmt buildGraphLoop(const clang::WhileStmt *W,
+                           const clang::CallExpr *Call) {
+    kir::Stmt Loop = makeStmt(W, kir::StmtKind::GraphLoop);
+    SerializeNext = false;
+    const char *Misplaced = CurrentBlock != kir::Stmt::NoParent
+                                ? (InGraphLoop ? "another qd::graph::do_while "
+                                                 "loop"
+                                               : "a QD_STREAM_PARALLEL block")
+                                : nullptr;
+    Rules.checkGraphLoop(W, Call, FD, K.IsGraph, Misplaced, Loop);
+    bool Outer = std::exchange(InGraphLoop, true);
+    unsigned OuterBlock = CurrentBlock;
+    CurrentBlock = Loop.Id;
+    buildList(W->getBody(), Loop.Body);
+    CurrentBlock = OuterBlock;
+    InGraphLoop = Outer;
+    return Loop;
   }
 
   kir::Stmt buildItem(const clang::Stmt *S) {
@@ -582,6 +607,8 @@ private:
       noteSharedArray(DS);
     else if (const auto *Call = dyn_cast<clang::CallExpr>(S))
       noteBlockSync(Call);
+    if (isa<clang::CallExpr>(S))
+      Rules.checkNoDoWhile(cast<clang::CallExpr>(S));
 
     llvm::StringRef Inner = Context;
     if (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
@@ -774,6 +801,8 @@ private:
   unsigned Branches = 0;
   unsigned NextId = 0;
   unsigned CurrentBlock = kir::Stmt::NoParent;
+  /// Building a qd::graph::do_while loop's body.
+  bool InGraphLoop = false;
   /// The top-level loop being walked, if any.
   kir::Stmt *CurrentLoop = nullptr;
   /// The statement before was `qd::loop_config({.serialize = true})`.
@@ -799,6 +828,8 @@ void findBlocks(const clang::Stmt *S, SourceInfo &Src, Sema &Rules,
     Rules.checkDeviceNode(S);
     Rules.checkNotLoopConfig(S);
   }
+  if (const auto *Call = dyn_cast<clang::CallExpr>(S))
+    Rules.checkNoDoWhile(Call);
   if (isStreamParallelBlock(S))
     Out.push_back(Src.getLoc(S->getBeginLoc()));
   for (const clang::Stmt *Child : S->children())

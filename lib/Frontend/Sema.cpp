@@ -306,6 +306,91 @@ static void findOuterJumps(const clang::Stmt *S, SourceInfo &Src,
     findOuterJumps(Child, Src, Diags, BreaksOwned, Depth + 1);
 }
 
+/// Reports `break` or `continue` that would leave a qd::graph::do_while
+/// body, and every `return` in it (each statement of the body is a task of
+/// its own). Nested loops own their jumps, switches their breaks, lambdas
+/// their returns.
+static void findGraphLoopJumps(const clang::Stmt *S, SourceInfo &Src,
+                               DiagEngine &Diags, bool BreaksOwned = false,
+                               bool ContinuesOwned = false,
+                               unsigned Depth = 0) {
+  if (!S || Depth > Sema::MaxNesting || isa<clang::LambdaExpr>(S))
+    return;
+  const char *Jump = nullptr;
+  if (isa<clang::BreakStmt>(S) && !BreaksOwned)
+    Jump = "break";
+  else if (isa<clang::ContinueStmt>(S) && !ContinuesOwned)
+    Jump = "continue";
+  else if (isa<clang::ReturnStmt>(S))
+    Jump = "return";
+  if (Jump) {
+    Diags.report(DiagID::err_do_while_jump, Src.getLoc(S->getBeginLoc()))
+        << Jump;
+    return;
+  }
+  bool Loop = isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
+              isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S);
+  BreaksOwned |= Loop || isa<clang::SwitchStmt>(S);
+  ContinuesOwned |= Loop;
+  for (const clang::Stmt *Child : S->children())
+    findGraphLoopJumps(Child, Src, Diags, BreaksOwned, ContinuesOwned,
+                       Depth + 1);
+}
+
+void Sema::checkGraphLoop(const clang::WhileStmt *W,
+                          const clang::CallExpr *Call,
+                          const clang::FunctionDecl *Kernel, bool IsGraph,
+                          const char *Misplaced, kir::Stmt &Built) {
+  std::string Name = Kernel->getNameAsString();
+  if (Misplaced)
+    Diags.report(DiagID::err_do_while_nested, Built.Loc) << Name << Misplaced;
+  else if (!IsGraph)
+    Diags.report(DiagID::err_do_while_not_graph, Built.Loc) << Name;
+  findGraphLoopJumps(W->getBody(), Src, Diags);
+
+  const clang::Expr *Arg = Call->getNumArgs() == 1
+                               ? Call->getArg(0)->IgnoreParenImpCasts()
+                               : nullptr;
+  const auto *Ref = clang::dyn_cast_or_null<clang::DeclRefExpr>(Arg);
+  const auto *P =
+      Ref ? clang::dyn_cast<clang::ParmVarDecl>(Ref->getDecl()) : nullptr;
+  const auto *V =
+      Ref ? clang::dyn_cast<clang::VarDecl>(Ref->getDecl()) : nullptr;
+  auto IsInt32 = [&](const clang::TemplateArgument &A) {
+    return A.getKind() == clang::TemplateArgument::Type &&
+           getScalarType(A.getAsType(), Ctx) == kir::ScalarType::I32;
+  };
+  if (P && P->getDeclContext() == Kernel) {
+    const auto *Spec = getQdSpecialization(P->getType(), "ndarray");
+    const clang::TemplateArgumentList *Args =
+        Spec ? &Spec->getTemplateArgs() : nullptr;
+    if (Args && Args->size() == 2 && IsInt32((*Args)[0]) &&
+        (*Args)[1].getKind() == clang::TemplateArgument::Integral &&
+        (*Args)[1].getAsIntegral() == 0) {
+      Built.Flag = P->getNameAsString();
+      return;
+    }
+  } else if (V && V->hasGlobalStorage()) {
+    const auto *Spec = getQdSpecialization(V->getType(), "field");
+    const clang::TemplateArgumentList *Args =
+        Spec ? &Spec->getTemplateArgs() : nullptr;
+    if (Args && Args->size() == 2 && IsInt32((*Args)[0]) &&
+        (*Args)[1].getKind() == clang::TemplateArgument::Pack &&
+        (*Args)[1].pack_size() == 0) {
+      Built.Flag = V->getQualifiedNameAsString();
+      Built.FlagIsField = true;
+      return;
+    }
+  }
+  SourceLoc Loc = Src.getLoc(Arg ? Arg->getBeginLoc() : Call->getBeginLoc());
+  Diags.report(DiagID::err_do_while_flag, Loc) << Name;
+}
+
+void Sema::checkNoDoWhile(const clang::CallExpr *Call) {
+  if (isGraphDoWhile(Call->getDirectCallee()))
+    Diags.report(DiagID::err_do_while_place, Src.getLoc(Call->getBeginLoc()));
+}
+
 std::optional<unsigned> Sema::checkSharedArrayDecl(const clang::DeclStmt *DS) {
   const auto *V = clang::dyn_cast<clang::VarDecl>(*DS->decl_begin());
   if (!V)

@@ -82,6 +82,17 @@ public:
   bool checkLoopBounds(const clang::Stmt *Loop,
                        llvm::ArrayRef<const clang::Expr *> Bounds);
 
+  /// `while (qd::graph::do_while(flag))` W in kernel Kernel: a QD_GRAPH
+  /// kernel (IsGraph), at its top level (Misplaced names what it is inside
+  /// otherwise), no condition variable, a flag that is a 0-d int32_t
+  /// ndarray parameter or field (set in Built), and no jump out of its body.
+  void checkGraphLoop(const clang::WhileStmt *W, const clang::CallExpr *Call,
+                      const clang::FunctionDecl *Kernel, bool IsGraph,
+                      const char *Misplaced, kir::Stmt &Built);
+  /// Call is not a qd::graph::do_while: those that stand as a top-level
+  /// while's condition are never walked.
+  void checkNoDoWhile(const clang::CallExpr *Call);
+
   /// A declaration of a qd::simt::block::shared_array in a parallel loop's
   /// body: alone, no initializer or storage class, spelled in the .qd.
   /// Returns the offset where GPU code puts `__shared__`.

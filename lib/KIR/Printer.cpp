@@ -99,6 +99,9 @@ static void printStmt(const Stmt &S, unsigned Indent, llvm::raw_ostream &OS) {
   case StmtKind::Block:
     OS << "stream-parallel group=" << S.Group;
     break;
+  case StmtKind::GraphLoop:
+    OS << "graph-do-while " << (S.FlagIsField ? "field " : "param ") << S.Flag;
+    break;
   }
   printPos(S.Loc, OS);
   OS << '\n';
@@ -165,5 +168,8 @@ void qdc::kir::printModule(const Module &M, llvm::raw_ostream &OS) {
     }
     for (const Task &T : K.Tasks)
       printTask(T, OS);
+    for (const GraphLoop &L : K.Loops)
+      OS << "  do-while stmt " << L.StmtId << ": tasks " << L.FirstTask << ".."
+         << L.FirstTask + L.NumTasks << "\n";
   }
 }

@@ -25,6 +25,7 @@ public:
 
   void run() {
     K.Tasks.clear();
+    K.Loops.clear();
     K.RecomputedLocals.clear();
     formFrom(K.Body, /*Group=*/0);
     // Task names are entry points with C linkage on GPUs: kernels of the
@@ -73,6 +74,18 @@ private:
         Serial = nullptr;
         formFrom(S.Body, S.Group);
         break;
+      case StmtKind::GraphLoop: {
+        // The body's tasks, which the runtime repeats; no serial run
+        // reaches into or out of them.
+        Serial = nullptr;
+        GraphLoop L;
+        L.StmtId = S.Id;
+        L.FirstTask = K.Tasks.size();
+        formFrom(S.Body, Group);
+        L.NumTasks = K.Tasks.size() - L.FirstTask;
+        K.Loops.push_back(L);
+        break;
+      }
       }
     }
   }

@@ -16,8 +16,11 @@
 #include "../gpu/GpuDevice.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <optional>
 #include <utility>
 
 using namespace qd::rt;
@@ -48,6 +51,27 @@ struct KernelNodeParams {
   void **extra;
 };
 
+using CUlinkState = struct CUlinkState_st *;
+/// CUDA_CONDITIONAL_NODE_PARAMS.
+struct ConditionalNodeParams {
+  unsigned long long handle;
+  int type;
+  unsigned size;
+  CUgraph *phGraph_out;
+  CUcontext ctx;
+};
+/// CUgraphNodeParams, of which only the conditional member is used.
+struct GraphNodeParams {
+  int type;
+  int reserved0[3];
+  union {
+    long long reserved1[29];
+    ConditionalNodeParams conditional;
+  };
+  long long reserved2;
+};
+static_assert(sizeof(GraphNodeParams) == 256, "CUgraphNodeParams' size");
+
 // The attributes and JIT options used, as cuda.h numbers them.
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
@@ -57,6 +81,122 @@ constexpr int CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11;
 constexpr int CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12;
 constexpr int CU_JIT_ERROR_LOG_BUFFER = 5;
 constexpr int CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
+constexpr int CU_JIT_INPUT_PTX = 1;
+constexpr int CU_JIT_INPUT_LIBRARY = 4;
+constexpr int CU_GRAPH_NODE_TYPE_CONDITIONAL = 13;
+constexpr int CU_GRAPH_COND_TYPE_WHILE = 1;
+constexpr unsigned CU_GRAPH_COND_ASSIGN_DEFAULT = 1;
+constexpr unsigned CU_STREAM_SET_CAPTURE_DEPENDENCIES = 1;
+constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+
+/// The node that ends each run of a do_while body: sets the while node's
+/// condition (a cudaGraphConditionalHandle) to whether the flag is
+/// non-zero and no assertion of the module failed (assert_record, the
+/// qdrt_assert_record whose first word is `failed`, may be null).
+/// cudaGraphSetConditional lives in the CUDA toolkit's libcudadevrt.a, so
+/// this PTX is linked with it when first needed.
+constexpr char SetWhilePtx[] = R"(.version 8.0
+.target sm_90
+.address_size 64
+.extern .func cudaGraphSetConditional(.param .b64 handle, .param .b32 value);
+.visible .entry qdrt_set_while(.param .u64 handle, .param .u64 flag,
+                               .param .u64 assert_record)
+{
+  .reg .pred %p<4>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [handle];
+  ld.param.u64 %rd2, [flag];
+  ld.param.u64 %rd3, [assert_record];
+  ld.volatile.u32 %r1, [%rd2];
+  setp.ne.s32 %p1, %r1, 0;
+  setp.eq.u64 %p2, %rd3, 0;
+  @%p2 bra SET;
+  ld.volatile.u32 %r2, [%rd3];
+  setp.eq.s32 %p3, %r2, 0;
+  and.pred %p1, %p1, %p3;
+SET:
+  selp.u32 %r3, 1, 0, %p1;
+  {
+    .param .b64 param0;
+    .param .b32 param1;
+    st.param.b64 [param0], %rd1;
+    st.param.b32 [param1], %r3;
+    call.uni cudaGraphSetConditional, (param0, param1);
+  }
+  ret;
+}
+)";
+
+/// Where a CUDA toolkit keeps libcudadevrt.a: $CUDA_PATH, $CUDA_HOME, then
+/// the usual install places; empty when none has it.
+std::string findDeviceRuntime() {
+  std::vector<std::string> Roots;
+  for (const char *Var : {"CUDA_PATH", "CUDA_HOME"})
+    if (const char *V = std::getenv(Var); V && *V)
+      Roots.push_back(V);
+  Roots.push_back("/usr/local/cuda");
+  for (const std::string &Root : Roots)
+    for (const char *Sub : {"/lib64/", "/targets/x86_64-linux/lib/",
+                            "/targets/sbsa-linux/lib/", "/lib/"}) {
+      std::string Path = Root + Sub + "libcudadevrt.a";
+      if (FILE *F = std::fopen(Path.c_str(), "rb")) {
+        std::fclose(F);
+        return Path;
+      }
+    }
+  for (const char *Path : {"/usr/lib/x86_64-linux-gnu/libcudadevrt.a",
+                           "/usr/lib/aarch64-linux-gnu/libcudadevrt.a"})
+    if (FILE *F = std::fopen(Path, "rb")) {
+      std::fclose(F);
+      return Path;
+    }
+  return {};
+}
+
+/// The driver entry points device-side loops need beyond the table (CUDA
+/// 12.3 and newer): resolved when first needed, so an older driver still
+/// runs everything else.
+struct GraphLoopDriver {
+  explicit GraphLoopDriver(const DynamicLibrary &L)
+      : GetCaptureInfo(L, "cuStreamGetCaptureInfo",
+                       "cuStreamGetCaptureInfo_v3"),
+        ConditionalHandleCreate(L, "cuGraphConditionalHandleCreate",
+                                "cuGraphConditionalHandleCreate"),
+        AddNode(L, "cuGraphAddNode", "cuGraphAddNode_v2"),
+        UpdateCaptureDependencies(L, "cuStreamUpdateCaptureDependencies",
+                                  "cuStreamUpdateCaptureDependencies_v2"),
+        BeginCaptureToGraph(L, "cuStreamBeginCaptureToGraph",
+                            "cuStreamBeginCaptureToGraph"),
+        LinkCreate(L, "cuLinkCreate", "cuLinkCreate_v2"),
+        LinkAddData(L, "cuLinkAddData", "cuLinkAddData_v2"),
+        LinkAddFile(L, "cuLinkAddFile", "cuLinkAddFile_v2"),
+        LinkComplete(L, "cuLinkComplete", "cuLinkComplete"),
+        LinkDestroy(L, "cuLinkDestroy", "cuLinkDestroy") {}
+
+  DriverFn<CUresult(CUstream, int *, unsigned long long *, CUgraph *,
+                    const CUgraphNode **, const void **, size_t *)>
+      GetCaptureInfo;
+  DriverFn<CUresult(unsigned long long *, CUgraph, CUcontext, unsigned,
+                    unsigned)>
+      ConditionalHandleCreate;
+  DriverFn<CUresult(CUgraphNode *, CUgraph, const CUgraphNode *, const void *,
+                    size_t, GraphNodeParams *)>
+      AddNode;
+  DriverFn<CUresult(CUstream, CUgraphNode *, const void *, size_t, unsigned)>
+      UpdateCaptureDependencies;
+  DriverFn<CUresult(CUstream, CUgraph, const CUgraphNode *, const void *,
+                    size_t, int)>
+      BeginCaptureToGraph;
+  DriverFn<CUresult(unsigned, int *, void **, CUlinkState *)> LinkCreate;
+  DriverFn<CUresult(CUlinkState, int, void *, size_t, const char *, unsigned,
+                    int *, void **)>
+      LinkAddData;
+  DriverFn<CUresult(CUlinkState, int, const char *, unsigned, int *, void **)>
+      LinkAddFile;
+  DriverFn<CUresult(CUlinkState, void **, size_t *)> LinkComplete;
+  DriverFn<CUresult(CUlinkState)> LinkDestroy;
+};
 
 /// The CUDA driver as the shared device sees it: its functions, resolved
 /// once from libcuda.so.1, and the facts of its API the table cannot say.
@@ -98,7 +238,11 @@ public:
     SmVersion = Major * 10 + Minor;
     D.call(D.DevicePrimaryCtxRetain, &Ctx, Dev);
   }
-  ~CudaContext() { D.DevicePrimaryCtxRelease(Dev); }
+  ~CudaContext() {
+    if (BodyStream)
+      D.StreamDestroy(BodyStream);
+    D.DevicePrimaryCtxRelease(Dev);
+  }
   CudaContext(const CudaContext &) = delete;
   CudaContext &operator=(const CudaContext &) = delete;
 
@@ -151,7 +295,94 @@ public:
     return Mod;
   }
 
+  /// Whether qd::graph::do_while loops can be while nodes here: sm_90 or
+  /// newer, a driver with conditional nodes, and libcudadevrt.a to link
+  /// the node that sets the condition. Decided once; why not is kept in
+  /// NoGraphLoops.
+  bool hasGraphLoops() {
+    std::call_once(LoopsOnce, [&] {
+      try {
+        setUpGraphLoops();
+      } catch (const qd::Error &E) {
+        NoGraphLoops = E.what();
+        Loops.reset();
+      }
+    });
+    return Loops.has_value() && SetWhile;
+  }
+
+  /// During a capture on S: a while node after what S has recorded, its
+  /// body recorded by the returned stream until endGraphLoop.
+  CUstream beginGraphLoop(CUstream S, const void *Flag,
+                          const void *AssertRecord) {
+    const GraphLoopDriver &L = *Loops;
+    int Status = 0;
+    unsigned long long Id = 0;
+    CUgraph G = nullptr;
+    const CUgraphNode *Deps = nullptr;
+    const void *Edges = nullptr;
+    size_t N = 0;
+    D.call(L.GetCaptureInfo, S, &Status, &Id, &G, &Deps, &Edges, &N);
+    unsigned long long Handle = 0;
+    // The condition starts at 1 on each launch: the body runs once first.
+    D.call(L.ConditionalHandleCreate, &Handle, G, Ctx, 1u,
+           CU_GRAPH_COND_ASSIGN_DEFAULT);
+    GraphNodeParams P{};
+    P.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    P.conditional = {Handle, CU_GRAPH_COND_TYPE_WHILE, 1, nullptr, Ctx};
+    CUgraphNode Node = nullptr;
+    D.call(L.AddNode, &Node, G, Deps, Edges, N, &P);
+    D.call(L.UpdateCaptureDependencies, S, &Node, nullptr, size_t(1),
+           CU_STREAM_SET_CAPTURE_DEPENDENCIES);
+    D.call(L.BeginCaptureToGraph, BodyStream, P.conditional.phGraph_out[0],
+           nullptr, nullptr, size_t(0), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+    Pending = {Handle, Flag, AssertRecord};
+    return BodyStream;
+  }
+
+  /// Ends the body: the node that sets the condition, then the capture.
+  void endGraphLoop(CUstream Body) {
+    void *Params[] = {&Pending.Handle, &Pending.Flag, &Pending.AssertRecord};
+    CUresult R =
+        D.LaunchKernel(SetWhile, 1, 1, 1, 1, 1, 1, 0, Body, Params, nullptr);
+    CUgraph G = nullptr; // the while node's body, which the node owns
+    CUresult End = D.StreamEndCapture(Body, &G);
+    D.check(R, D.LaunchKernel.Name, "qdrt_set_while");
+    D.check(End, D.StreamEndCapture.Name);
+  }
+
 private:
+  void setUpGraphLoops() {
+    if (SmVersion < 90)
+      throw qd::Error("device-side loops need sm_90 or newer");
+    Loops.emplace(D.Library);
+    std::string DeviceRuntime = findDeviceRuntime();
+    if (DeviceRuntime.empty())
+      throw qd::Error("libcudadevrt.a (of a CUDA toolkit) was not found; "
+                      "set CUDA_PATH");
+    const GraphLoopDriver &L = *Loops;
+    CUlinkState Link = nullptr;
+    D.call(L.LinkCreate, 0u, nullptr, nullptr, &Link);
+    struct Destroy {
+      const GraphLoopDriver &L;
+      CUlinkState Link;
+      ~Destroy() { L.LinkDestroy(Link); }
+    } Guard{L, Link};
+    D.call(L.LinkAddData, Link, CU_JIT_INPUT_PTX,
+           const_cast<char *>(SetWhilePtx), sizeof(SetWhilePtx),
+           "qdrt_set_while", 0u, nullptr, nullptr);
+    D.call(L.LinkAddFile, Link, CU_JIT_INPUT_LIBRARY, DeviceRuntime.c_str(), 0u,
+           nullptr, nullptr);
+    void *Cubin = nullptr;
+    size_t Size = 0;
+    D.call(L.LinkComplete, Link, &Cubin, &Size);
+    D.call(D.ModuleLoad, &Helper, static_cast<const void *>(Cubin), 0u, nullptr,
+           nullptr);
+    D.check(D.ModuleGetFunction(&SetWhile, Helper, "qdrt_set_while"),
+            D.ModuleGetFunction.Name, "qdrt_set_while");
+    D.call(D.StreamCreate, &BodyStream, CudaDriver::Vendor.StreamNonBlocking);
+  }
+
   /// Prefers SASS for exactly this GPU, then the PTX of the newest arch not
   /// newer than it (the driver JITs it).
   const qdrt_image *pickImage(const qdrt_module_desc &M) const {
@@ -184,6 +415,19 @@ private:
   std::string Name;
   int SmVersion = 0;
   CUcontext Ctx = nullptr;
+
+  // Device-side loops.
+  std::once_flag LoopsOnce;
+  std::optional<GraphLoopDriver> Loops;
+  std::string NoGraphLoops;
+  CUmodule Helper = nullptr;
+  CUfunction SetWhile = nullptr;
+  CUstream BodyStream = nullptr; ///< records loop bodies
+  struct {
+    unsigned long long Handle;
+    const void *Flag;
+    const void *AssertRecord;
+  } Pending{}; ///< the loop being recorded (recordings hold a lock)
 };
 
 } // namespace

@@ -149,9 +149,18 @@ private:
 
 /// Whether a driver table has the entries that update a graph's kernel
 /// nodes in place (CUDA's does; graph kernels elsewhere launch plainly).
-template <typename T, typename = void> struct HasKernelNodes : std::false_type {};
+template <typename T, typename = void>
+struct HasKernelNodes : std::false_type {};
 template <typename T>
-struct HasKernelNodes<T, std::void_t<typename T::KernelNode>>
+struct HasKernelNodes<T, std::void_t<typename T::KernelNode>> : std::true_type {
+};
+
+/// Whether a vendor's context records qd::graph::do_while loops as
+/// device-side while nodes (CUDA's does; elsewhere the host loops).
+template <typename T, typename = void>
+struct HasGraphLoops : std::false_type {};
+template <typename T>
+struct HasGraphLoops<T, std::void_t<decltype(&T::hasGraphLoops)>>
     : std::true_type {};
 
 /// A vendor's driver (Traits), with its failures turned into qd::Error.
@@ -441,7 +450,9 @@ public:
     makeCurrent();
     Api.call(Api.GraphExecDestroy, static_cast<GraphExecT>(E));
   }
-  bool canUpdateGraphs() const override { return HasKernelNodes<Traits>::value; }
+  bool canUpdateGraphs() const override {
+    return HasKernelNodes<Traits>::value;
+  }
   Handle endCaptureForUpdate(Handle S, Handle &Recorded,
                              std::vector<KernelNode> &Nodes) override {
     if constexpr (HasKernelNodes<Traits>::value) {
@@ -493,6 +504,27 @@ public:
   void destroyRecordedGraph(Handle G) override {
     makeCurrent();
     Api.call(Api.GraphDestroy, static_cast<GraphT>(G));
+  }
+  bool hasGraphLoops() override {
+    if constexpr (HasGraphLoops<ContextT>::value) {
+      makeCurrent();
+      return Context.hasGraphLoops();
+    }
+    return false;
+  }
+  Handle beginGraphLoop(Handle S, const void *Flag,
+                        const void *AssertRecord) override {
+    if constexpr (HasGraphLoops<ContextT>::value) {
+      makeCurrent();
+      return Context.beginGraphLoop(stream(S), Flag, AssertRecord);
+    }
+    return Device::beginGraphLoop(S, Flag, AssertRecord);
+  }
+  void endGraphLoop(Handle Body) override {
+    if constexpr (HasGraphLoops<ContextT>::value) {
+      makeCurrent();
+      Context.endGraphLoop(stream(Body));
+    }
   }
   void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
                     Handle S) override {

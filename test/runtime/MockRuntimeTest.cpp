@@ -139,8 +139,8 @@ TEST_F(MockRuntimeTest, CaptureRecordsTheForkAndJoinAndReplaysThemInOneCall) {
 
 TEST_F(MockRuntimeTest, GraphKernelsRecordOnceAndReplayWithNewArguments) {
   TestModule TM("gk");
-  uint32_t K = TM.addKernel("g", groups({1, 2}), /*ArgSize=*/4,
-                            QDRT_KERNEL_GRAPH);
+  uint32_t K =
+      TM.addKernel("g", groups({1, 2}), /*ArgSize=*/4, QDRT_KERNEL_GRAPH);
   qdrt_module *M = TM.registered();
   int Args = 0;
   launch(M, K, {10, 20}, &Args); // loads, records, replays
@@ -150,8 +150,8 @@ TEST_F(MockRuntimeTest, GraphKernelsRecordOnceAndReplayWithNewArguments) {
   EXPECT_EQ(C.back(), "launchGraph s0");
   EXPECT_EQ(std::count(C.begin(), C.end(), "endCaptureForUpdate s3"), 1);
   launch(M, K, {10, 20}, &Args); // the same geometry: new arguments only
-  EXPECT_EQ(calls(), (Calls{"setKernelArgs g_t0 n=10", "setKernelArgs g_t1 n=20",
-                            "launchGraph s0"}));
+  EXPECT_EQ(calls(), (Calls{"setKernelArgs g_t0 n=10",
+                            "setKernelArgs g_t1 n=20", "launchGraph s0"}));
   launch(M, K, {10, 30}, &Args); // another geometry: recorded again
   C = calls();
   EXPECT_EQ(C.front(), "destroyGraph");
@@ -315,6 +315,52 @@ TEST_F(MockRuntimeTest, MalformedModulesAreRefused) {
   EXPECT_EQ(std::string(qdrt_last_error()), "qdrt_launch: no such kernel");
 }
 
+// A do_while loop on a device without device-side loops: the host runs
+// the body, reads the flag on the launch stream and waits for it, until
+// the flag is zero; the tasks around the loop run once.
+int32_t LoopFlag = 0, LoopRuns = 0;
+void loopBody(const void *, uint64_t, uint64_t) {
+  ++LoopRuns;
+  LoopFlag = LoopRuns < 3;
+}
+
+TEST_F(MockRuntimeTest, DoWhileLoopsOnTheHostWithoutDeviceLoops) {
+  State->RunCpuTasks = true;
+  TestModule TM("loop");
+  uint32_t K =
+      TM.addKernel("w", {{0}, {0, loopBody}, {0}}, 0, QDRT_KERNEL_GRAPH);
+  uint32_t F = TM.addField("flag", &LoopFlag, sizeof(LoopFlag));
+  TM.setLoops(K, {{1, 1, F, 0}});
+  qdrt_module *M = TM.registered();
+  LoopRuns = 0;
+  launch(M, K, {1, 1, 1});
+  EXPECT_EQ(LoopRuns, 3);
+  Calls Got = calls();
+  Calls Body = {"launch w_t1 n=1 s0", "copyToHost 4 s0", "synchronize s0"};
+  Calls Want = {"launch w_t0 n=1 s0"};
+  for (int I = 0; I < 3; ++I)
+    Want.insert(Want.end(), Body.begin(), Body.end());
+  Want.push_back("launch w_t2 n=1 s0");
+  ASSERT_GE(Got.size(), Want.size());
+  EXPECT_EQ(Calls(Got.end() - Want.size(), Got.end()), Want);
+}
+
+TEST_F(MockRuntimeTest, MalformedLoopTablesAreRefused) {
+  TestModule TM("badloop");
+  uint32_t K = TM.addKernel("w", groups({0, 0}), 8);
+  TM.setLoops(K, {{1, 2, QDRT_FLAG_IN_ARGS, 0}}); // past the kernel's tasks
+  qdrt_module *M = nullptr;
+  EXPECT_EQ(qdrt_register_module(&TM.desc(), &M), QDRT_ERROR);
+  EXPECT_NE(std::string(qdrt_last_error()).find("beyond its tasks"),
+            std::string::npos);
+  TestModule Flag("badflag");
+  K = Flag.addKernel("w", groups({0, 0}), 8);
+  Flag.setLoops(K, {{0, 1, QDRT_FLAG_IN_ARGS, 4}}); // 4 + 8 > 8 bytes
+  EXPECT_EQ(qdrt_register_module(&Flag.desc(), &M), QDRT_ERROR);
+  EXPECT_NE(std::string(qdrt_last_error()).find("do_while flag outside"),
+            std::string::npos);
+}
+
 TEST_F(MockRuntimeTest, PoolBoundIsEnforced) {
   StreamPool Pool(current().device(), /*MaxStreams=*/4);
   Lease L = Pool.acquire(4);
@@ -429,6 +475,5 @@ TEST_F(MockRuntimeTest, FillsAreMemsetsOrDoublingCopiesNeverAFullHostBuffer) {
   EXPECT_EQ(Calls[10], "copyOnDevice 3904 s0"); // 8000 - 4096 bytes
   EXPECT_EQ(D.to_vector(), std::vector<double>(1000, 1.0));
 }
-
 
 } // namespace

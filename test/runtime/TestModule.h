@@ -58,6 +58,14 @@ public:
     return static_cast<uint32_t>(KernelTable.size() - 1);
   }
 
+  /// Gives kernel Kernel qd::graph::do_while loops.
+  void setLoops(uint32_t Kernel, std::vector<qdrt_graph_loop> Loops) {
+    LoopTables.push_back(std::move(Loops));
+    KernelTable[Kernel].loops = LoopTables.back().data();
+    KernelTable[Kernel].num_loops =
+        static_cast<uint32_t>(LoopTables.back().size());
+  }
+
   uint32_t addField(const std::string &Field, void *HostData, uint64_t Bytes) {
     FieldTable.push_back({keep(Field), Bytes, HostData});
     return static_cast<uint32_t>(FieldTable.size() - 1);
@@ -100,6 +108,7 @@ private:
 
   std::string Name;
   std::deque<std::string> Strings;
+  std::deque<std::vector<qdrt_graph_loop>> LoopTables;
   std::vector<qdrt_task_desc> TaskTable;
   std::vector<qdrt_kernel_desc> KernelTable;
   std::vector<qdrt_field_desc> FieldTable;

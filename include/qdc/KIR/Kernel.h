@@ -105,7 +105,8 @@ enum class StmtKind {
   Serial,     ///< any other statement; runs on one thread
   Local,      ///< a top-level local variable declaration
   LoopConfig, ///< qd::loop_config(...) for the next loop
-  Block       ///< a QD_STREAM_PARALLEL block
+  Block,      ///< a QD_STREAM_PARALLEL block
+  GraphLoop   ///< `while (qd::graph::do_while(flag)) { ... }`
 };
 
 enum class LoopForm {
@@ -263,7 +264,13 @@ struct Stmt {
 
   // Block.
   unsigned Group = 0; ///< 1, 2, ... in source order; 0 before assign-groups
+  /// The statements of a block or of a graph loop's body.
   std::vector<Stmt> Body;
+
+  // GraphLoop: the flag the body repeats on, a 0-d int32_t ndarray
+  // parameter (its name) or field (its qualified name).
+  std::string Flag;
+  bool FlagIsField = false;
 };
 
 /// A QD_STREAM_PARALLEL block found below the top level of a kernel.
@@ -296,6 +303,14 @@ struct Task {
   SourceLoc Loc;
 };
 
+/// A `qd::graph::do_while` loop: tasks [FirstTask, FirstTask + NumTasks)
+/// of its kernel run, then run again while the flag is non-zero.
+struct GraphLoop {
+  unsigned StmtId = 0; ///< the GraphLoop statement
+  unsigned FirstTask = 0;
+  unsigned NumTasks = 0;
+};
+
 struct Kernel {
   std::string Name;
   /// The enclosing namespace, qualified ("physics", "a::b"); empty at global
@@ -316,6 +331,8 @@ struct Kernel {
 
   // Derived by the passes.
   std::vector<Task> Tasks;
+  /// The qd::graph::do_while loops, in task order.
+  std::vector<GraphLoop> Loops;
   unsigned NumGroups = 0;
   /// Ids of shareable locals that every task recomputes, in source order.
   llvm::SmallVector<unsigned, 2> RecomputedLocals;
