@@ -63,13 +63,16 @@ uint64_t next_random_key() {
 } // namespace qd::detail
 Arch qd::current_arch() { return current().device().arch(); }
 int qd::current_device() { return current().ordinal(); }
+bool qd::graph_loops_on_device() {
+  Device &D = current().device();
+  return D.canUpdateGraphs() && D.hasGraphLoops();
+}
 void qd::reset() { shutdown(); }
 void qd::sync() {
   Runtime &R = current();
   R.device().synchronizeStream(nullptr);
   R.checkAsserts("qd::sync");
 }
-
 
 //===----------------------------------------------------------------------===//
 // Streams

@@ -33,10 +33,17 @@ for r in $(seq 1 "$rounds"); do
   echo "== round $r: spin chain, qdc without and with -ffast-math"
   QD_ARCH=cuda "$build/bin/bench-spin" | tee -a "$work/qdc.$r.txt"
   QD_ARCH=cuda "$build/bin/bench-spin-fast" | tee -a "$work/qdc.$r.txt"
-  # Quadrants, where its wheel is installed (PYTHONPATH): the same chain.
+  echo "== round $r: conjugate gradient, qdc (do_while and host-driven)"
+  QD_ARCH=cuda "$build/bin/bench-cg" | tee -a "$work/qdc.$r.txt"
+  QD_ARCH=cuda "$build/bin/bench-cg-f64" | tee -a "$work/qdc.$r.txt"
+  # Quadrants, where its wheel is installed (PYTHONPATH): the same chain
+  # and the same solver.
   if python3 -c "import quadrants" 2>/dev/null; then
     echo "== round $r: spin chain, Quadrants without and with fast_math"
     python3 "$root/test/bench/spin_quadrants.py" 2>/dev/null |
+      grep -v "^\[" | tee -a "$work/cuda.$r.txt"
+    echo "== round $r: conjugate gradient, Quadrants (graph do_while, MatrixFreeCG)"
+    python3 "$root/test/bench/cg_quadrants.py" 2>/dev/null |
       grep -v "^\[" | tee -a "$work/cuda.$r.txt"
   fi
 done
@@ -95,6 +102,18 @@ if "quadrants_spin_ms" in c:
     for qk, ck, name in (("spin_ms", "quadrants_spin_ms", "spin chain, ms/call: qdc vs Quadrants, both precise"),
                          ("spin_ms_fast", "quadrants_spin_ms_fast", "spin chain, ms/call: qdc -ffast-math vs Quadrants fast_math")):
         print(f"| {name} | {q[qk][0]:.3f} | {c[ck][0]:.3f} (Quadrants) | {q[qk][0]/c[ck][0]:.3f} | <= 1.00 |")
+for t in ("f32", "f64"):
+    if f"cg_graph_us_{t}" not in q:
+        continue
+    g, h = q[f"cg_graph_us_{t}"], q[f"cg_host_us_{t}"]
+    print(f"| conjugate gradient {t}, us/iteration: do_while solve vs host-driven loop (qdc) | "
+          f"{g[0]:.2f} ({g[1]:.2f}..{g[2]:.2f}) | {h[0]:.2f} ({h[1]:.2f}..{h[2]:.2f}) (qdc host loop) | {g[0]/h[0]:.3f} | |")
+    if f"quadrants_cg_graph_us_{t}" in c:
+        qg, qh = c[f"quadrants_cg_graph_us_{t}"], c[f"quadrants_cg_host_us_{t}"]
+        print(f"| conjugate gradient {t}, us/iteration: qdc do_while vs Quadrants graph=True do_while | "
+              f"{g[0]:.2f} | {qg[0]:.2f} ({qg[1]:.2f}..{qg[2]:.2f}) (Quadrants) | {g[0]/qg[0]:.3f} | <= 0.50 |")
+        print(f"| conjugate gradient {t}, us/iteration: qdc do_while vs Quadrants MatrixFreeCG (host-driven) | "
+              f"{g[0]:.2f} | {qh[0]:.2f} ({qh[1]:.2f}..{qh[2]:.2f}) (Quadrants) | {g[0]/qh[0]:.3f} | |")
 if "spin_ms_fast" in q:
     print(f"| spin chain, ms/call: qdc -ffast-math vs qdc | {q['spin_ms_fast'][0]:.3f} | {q['spin_ms'][0]:.3f} (qdc) | "
           f"{q['spin_ms_fast'][0]/q['spin_ms'][0]:.3f} | |")

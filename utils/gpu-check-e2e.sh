@@ -20,6 +20,13 @@ if command -v nvidia-smi >/dev/null 2>&1; then
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 fi
 export QD_ARCH=cuda
+# sm_90 and newer run qd::graph::do_while loops on the device: e2e-graphs
+# checks that they do.
+cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null |
+  head -1 | cut -d. -f1)
+if [ "${cap:-0}" -ge 9 ] 2>/dev/null; then
+  export QD_EXPECT_DEVICE_LOOPS=1
+fi
 status=0
 for p in "${programs[@]}"; do
   echo "== $(basename "$p")"
@@ -31,6 +38,12 @@ if [ -x "$build/bin/mpm88-example" ]; then
   echo "== mpm88-example"
   "$build/bin/mpm88-example" || status=1
 fi
+# The conjugate gradient, float and double: a do_while solve and a
+# host-driven loop agree and solve the system.
+for p in "$build"/bin/bench-cg "$build"/bin/bench-cg-f64; do
+  echo "== $(basename "$p") --check"
+  "$p" --check || status=1
+done
 if [ -f "$build/lib/libqd-torch-example.so" ] &&
   python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   echo "== docs/examples/torch/roundtrip.py"

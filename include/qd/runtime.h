@@ -59,6 +59,11 @@ Arch current_arch();
 /// The ordinal of the GPU the runtime uses (InitOptions::device); 0 on the
 /// CPU backend.
 int current_device();
+/// Whether qd::graph::do_while loops run on the device without the host
+/// (a conditional graph node: CUDA on sm_90 and newer, with the CUDA
+/// toolkit's libcudadevrt.a found); elsewhere the host runs them, reading
+/// the flag after each iteration.
+bool graph_loops_on_device();
 
 /// Waits for all work, releases every stream, event, module and buffer the
 /// runtime owns, and returns to the uninitialized state.
