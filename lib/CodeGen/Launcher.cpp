@@ -101,6 +101,16 @@ private:
     OS << "};\n";
   }
 
+  /// `, .flags = ...` for a folded tail and the task that runs it.
+  static std::string getTaskFlags(const Kernel &K, const Task &Tk) {
+    size_t Next = &Tk - K.Tasks.data() + 1;
+    if (Tk.TailOfPrevious)
+      return ", .flags = QDRT_TASK_TAIL";
+    if (Next < K.Tasks.size() && K.Tasks[Next].TailOfPrevious)
+      return ", .flags = QDRT_TASK_RUNS_TAIL";
+    return "";
+  }
+
   void emitTasks(unsigned NumTasks) {
     if (!NumTasks)
       return;
@@ -114,7 +124,8 @@ private:
            << (Tk.DeviceBounds
                    ? "&" + names::qualified(K.Scope, names::tripFunction(Tk))
                    : std::string("nullptr"))
-           << ", .cpu_threads = " << Tk.CpuThreads << "},\n";
+           << ", .cpu_threads = " << Tk.CpuThreads
+           << getTaskFlags(K, Tk) << "},\n";
     OS << "};\n";
   }
 
@@ -171,7 +182,8 @@ private:
            << names::Return << "), .result_size = sizeof(" << K.ReturnType
            << ")";
       if (K.IsGraph)
-        OS << ", .flags = QDRT_KERNEL_GRAPH";
+        OS << ", .flags = QDRT_KERNEL_GRAPH"
+           << (K.hasFoldedTails() ? " | QDRT_KERNEL_ZERO_SCALARS" : "");
       if (!K.Loops.empty())
         OS << ", .loops = qd_loops_" << (&K - M.Kernels.data())
            << "_, .num_loops = " << K.Loops.size();
