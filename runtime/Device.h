@@ -38,9 +38,6 @@ public:
   virtual std::string describe() const = 0;
   /// False on the CPU backend, where work runs when it is launched.
   virtual bool hasStreams() const { return true; }
-  /// Whether a QDRT_TASK_TAIL task runs inside the task before it (GPU
-  /// code), so the runtime does not launch it.
-  virtual bool runsFoldedTails() const { return false; }
 
   virtual Handle createStream() = 0;
   virtual void destroyStream(Handle Stream) = 0;

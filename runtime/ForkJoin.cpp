@@ -51,8 +51,6 @@ public:
     Copy.assign(static_cast<const char *>(Args),
                 static_cast<const char *>(Args) + K.arg_size);
     Memory = D.allocateAsync(K.scalars_size, Stream);
-    if (K.flags & QDRT_KERNEL_ZERO_SCALARS)
-      D.memset(Memory, 0, 1, K.scalars_size, Stream);
     __builtin_memcpy(Copy.data() + K.scalars_offset, &Memory, sizeof(void *));
   }
   ~ScalarBlock() {
@@ -165,14 +163,9 @@ static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
                         Handle LaunchStream, uint32_t Begin, uint32_t End) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = RT.device();
-  bool Folds = D.runsFoldedTails();
   auto LaunchTask = [&](uint32_t I, Handle Stream) {
     uint32_t T = K.first_task + I;
-    uint32_t Flags = Desc.tasks[T].flags;
-    // A folded tail runs in the task before it, which runs even when empty.
-    if (Folds && (Flags & QDRT_TASK_TAIL))
-      return;
-    if (Iterations[I] == 0 && !(Folds && (Flags & QDRT_TASK_RUNS_TAIL)))
+    if (Iterations[I] == 0)
       return;
     D.launch(LM.Functions[T], Desc.tasks[T], Iterations[I], Args, K.arg_size,
              Stream);
@@ -291,11 +284,8 @@ void GraphKernels::launch(Runtime &RT, const qdrt_module_desc &Desc,
   // The call's argument block, with the graph's own scalars.
   std::vector<char> Block;
   if (K.scalars_size) {
-    if (!E.Scalars) {
+    if (!E.Scalars)
       E.Scalars = D.allocate(K.scalars_size);
-      if (K.flags & QDRT_KERNEL_ZERO_SCALARS)
-        D.memset(E.Scalars, 0, 1, K.scalars_size, LaunchStream);
-    }
     Block.assign(static_cast<const char *>(Args),
                  static_cast<const char *>(Args) + K.arg_size);
     std::memcpy(Block.data() + K.scalars_offset, &E.Scalars, sizeof(void *));

@@ -62,18 +62,7 @@ typedef struct qdrt_task_desc {
   qdrt_cpu_task_fn cpu_fn;   /**< may be null when no CPU code was built */
   qdrt_cpu_trip_fn cpu_trip; /**< for QDRT_DEVICE_TRIP launches; or null */
   uint32_t cpu_threads;      /**< at most this many CPU threads; 0: all */
-  uint32_t flags;            /**< QDRT_TASK_TAIL, QDRT_TASK_RUNS_TAIL */
 } qdrt_task_desc;
-
-/**
- * A serial task that GPU code runs at the end of the task before it (in
- * the block that finishes last): GPU backends do not launch it; the CPU
- * does.
- */
-#define QDRT_TASK_TAIL 1u
-/** The task before a QDRT_TASK_TAIL: GPUs launch it even for no
- * iterations, so that its tail runs. */
-#define QDRT_TASK_RUNS_TAIL 2u
 
 /** The flag of a do_while loop is a field (flag_field), not a parameter. */
 #define QDRT_FLAG_IN_ARGS UINT32_MAX
@@ -118,8 +107,6 @@ typedef struct qdrt_kernel_desc {
 
 /** The kernel replays a cached graph of its tasks (QD_GRAPH). */
 #define QDRT_KERNEL_GRAPH 1u
-/** The kernel's scalars start at zero (its tasks' tail counters). */
-#define QDRT_KERNEL_ZERO_SCALARS 2u
 
 typedef struct qdrt_field_desc {
   const char *name; /**< the device global's symbol */

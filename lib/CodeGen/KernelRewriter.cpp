@@ -124,9 +124,6 @@ private:
       }
       if (K.ReturnStmt)
         OS << "  " << K.ReturnType << ' ' << names::Return << ";\n";
-      for (size_t I = 0; I < K.Tasks.size(); ++I)
-        if (K.Tasks[I].TailOfPrevious)
-          OS << "  uint32_t " << names::tailCounter(I) << ";\n";
       OS << "};\n";
     }
     if (K.hasArgBlock()) {
@@ -259,7 +256,9 @@ private:
 
     if (Tk.Kind == TaskKind::Serial) {
       OS << Try << T.getSerialGuard();
-      emitSerialStmts(K, Tk, OS);
+      for (unsigned Id : Tk.StmtIds)
+        if (const Stmt *S = K.findStmt(Id))
+          OS << getSerialStmt(K, *S);
       OS << "  }\n" << Catch << "}\n";
       return;
     }
@@ -298,35 +297,7 @@ private:
          << names::Scalars << "->"
          << names::scalarMember(*Reductions[I].Var, Reductions[I].Id) << ", "
          << names::accumulator(I) << ");\n";
-    size_t Next = &Tk - K.Tasks.data() + 1;
-    if (T.hasThreadBlocks() && Next < K.Tasks.size() &&
-        K.Tasks[Next].TailOfPrevious)
-      emitTail(K, K.Tasks[Next], OS);
     OS << "}\n";
-  }
-
-  void emitSerialStmts(const Kernel &K, const Task &Tk,
-                       llvm::raw_ostream &OS) const {
-    for (unsigned Id : Tk.StmtIds)
-      if (const Stmt *S = K.findStmt(Id))
-        OS << getSerialStmt(K, *S);
-  }
-
-  /// The serial task Tail at the end of the task before it, in one thread
-  /// of the last block to finish (fold-serial-tails), with its own view of
-  /// the parameters, locals and kernel scalars.
-  void emitTail(const Kernel &K, const Task &Tail,
-                llvm::raw_ostream &OS) const {
-    size_t I = &Tail - K.Tasks.data();
-    OS << "  if (qd::detail::last_block_(&" << names::Scalars << "->"
-       << names::tailCounter(I) << ")) {\n";
-    emitPrologue(K, Tail, OS);
-    if (K.UsesRandom)
-      OS << "  qd::detail::rng_task_begin_(" << names::Args << '.'
-         << names::RandomKey << ", " << I << ");\n";
-    emitScalarBindings(K, Tail, nullptr, OS);
-    emitSerialStmts(K, Tail, OS);
-    OS << "  }\n";
   }
 
   /// The loop's body, its shared_array declarations qualified for the

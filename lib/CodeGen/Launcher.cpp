@@ -101,16 +101,6 @@ private:
     OS << "};\n";
   }
 
-  /// `, .flags = ...` for a folded tail and the task that runs it.
-  static std::string getTaskFlags(const Kernel &K, const Task &Tk) {
-    size_t Next = &Tk - K.Tasks.data() + 1;
-    if (Tk.TailOfPrevious)
-      return ", .flags = QDRT_TASK_TAIL";
-    if (Next < K.Tasks.size() && K.Tasks[Next].TailOfPrevious)
-      return ", .flags = QDRT_TASK_RUNS_TAIL";
-    return "";
-  }
-
   void emitTasks(unsigned NumTasks) {
     if (!NumTasks)
       return;
@@ -124,8 +114,7 @@ private:
            << (Tk.DeviceBounds
                    ? "&" + names::qualified(K.Scope, names::tripFunction(Tk))
                    : std::string("nullptr"))
-           << ", .cpu_threads = " << Tk.CpuThreads
-           << getTaskFlags(K, Tk) << "},\n";
+           << ", .cpu_threads = " << Tk.CpuThreads << "},\n";
     OS << "};\n";
   }
 
@@ -182,8 +171,7 @@ private:
            << names::Return << "), .result_size = sizeof(" << K.ReturnType
            << ")";
       if (K.IsGraph)
-        OS << ", .flags = QDRT_KERNEL_GRAPH"
-           << (K.hasFoldedTails() ? " | QDRT_KERNEL_ZERO_SCALARS" : "");
+        OS << ", .flags = QDRT_KERNEL_GRAPH";
       if (!K.Loops.empty())
         OS << ", .loops = qd_loops_" << (&K - M.Kernels.data())
            << "_, .num_loops = " << K.Loops.size();

@@ -47,12 +47,6 @@ inline constexpr llvm::StringLiteral Tasks = "qd_tasks_";
 inline constexpr llvm::StringLiteral Kernels = "qd_kernels_";
 inline constexpr llvm::StringLiteral Fields = "qd_fields_";
 
-/// The kernel scalar counting the blocks of the task before task I, whose
-/// tail task I is: `qd_tail<I>_`.
-inline std::string tailCounter(size_t I) {
-  return "qd_tail" + std::to_string(I) + "_";
-}
-
 /// The I-th embedded device image: `qd_image<I>_`.
 inline std::string image(size_t I) {
   return "qd_image" + std::to_string(I) + "_";

@@ -167,10 +167,3 @@ const Stmt *Kernel::findStmt(unsigned Id) const {
     return S;
   return findIn(Body, Id); // a hand-built kernel not in pre-order
 }
-
-bool Kernel::hasFoldedTails() const {
-  for (const Task &T : Tasks)
-    if (T.TailOfPrevious)
-      return true;
-  return false;
-}

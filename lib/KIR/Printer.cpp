@@ -122,8 +122,6 @@ static void printTask(const Task &T, llvm::raw_ostream &OS) {
     OS << "default";
   if (T.CpuThreads)
     OS << " cpu_threads=" << T.CpuThreads;
-  if (T.TailOfPrevious)
-    OS << " tail-of-previous";
   OS << " group=" << T.Group << " stmts=";
   for (size_t I = 0; I < T.StmtIds.size(); ++I)
     OS << (I ? "," : "") << T.StmtIds[I];

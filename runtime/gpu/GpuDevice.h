@@ -427,7 +427,6 @@ public:
     afterStream(S, new StagingPool::Done{&Staged, B, Dst, Bytes});
   }
   bool hasGraphs() const override { return true; }
-  bool runsFoldedTails() const override { return true; }
   void beginCapture(Handle S) override {
     makeCurrent();
     // Thread-local mode: other threads' unsafe calls do not break it.

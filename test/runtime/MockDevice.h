@@ -36,7 +36,6 @@ struct MockState {
   std::string FailedCall; ///< the call that was made to fail
   int LiveStreams = 0, LiveEvents = 0, LiveModules = 0, LiveBuffers = 0;
   bool RunCpuTasks = false; ///< run tasks' CPU code on launch
-  bool FoldsTails = false;  ///< act as a GPU for QDRT_TASK_TAIL tasks
 
   std::vector<std::string> takeCalls() {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -82,7 +81,6 @@ public:
   void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
                     Handle S) override;
   bool hasGraphs() const override { return true; }
-  bool runsFoldedTails() const override { return State->FoldsTails; }
   void beginCapture(Handle S) override;
   Handle endCapture(Handle S) override;
   void launchGraph(Handle G, Handle S) override;

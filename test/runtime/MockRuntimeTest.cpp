@@ -345,25 +345,6 @@ TEST_F(MockRuntimeTest, DoWhileLoopsOnTheHostWithoutDeviceLoops) {
   EXPECT_EQ(Calls(Got.end() - Want.size(), Got.end()), Want);
 }
 
-// A serial task folded into the loop before it: a GPU runs it in that
-// loop's launch, which then happens even for no iterations; elsewhere it
-// is launched as usual and the empty loop is not.
-TEST_F(MockRuntimeTest, FoldedTailsRunInTheTaskBeforeThemOnGpus) {
-  TestModule TM("tail");
-  uint32_t K = TM.addKernel("k",
-                            {{0, nullptr, 0, nullptr, 0, QDRT_TASK_RUNS_TAIL},
-                             {0, nullptr, 0, nullptr, 0, QDRT_TASK_TAIL}});
-  qdrt_module *M = TM.registered();
-  launch(M, K, {0, 1});
-  Calls Got = calls();
-  EXPECT_EQ(Got.back(), "launch k_t1 n=1 s0");
-  EXPECT_EQ(std::count(Got.begin(), Got.end(), "launch k_t0 n=0 s0"), 0);
-  State->FoldsTails = true;
-  launch(M, K, {0, 1});
-  Got = calls();
-  EXPECT_EQ(Got, Calls{"launch k_t0 n=0 s0"});
-}
-
 TEST_F(MockRuntimeTest, MalformedLoopTablesAreRefused) {
   TestModule TM("badloop");
   uint32_t K = TM.addKernel("w", groups({0, 0}), 8);

@@ -27,7 +27,6 @@ struct TestTask {
   unsigned BlockDim = 0;
   const char *Entry = nullptr; ///< entry point; default <kernel>_t<index>
   unsigned CpuThreads = 0;
-  uint32_t Flags = 0; ///< QDRT_TASK_TAIL, QDRT_TASK_RUNS_TAIL
 };
 
 class TestModule {
@@ -52,7 +51,6 @@ public:
       T.block_dim = Tasks[I].BlockDim;
       T.cpu_fn = Tasks[I].Cpu;
       T.cpu_threads = Tasks[I].CpuThreads;
-      T.flags = Tasks[I].Flags;
       TaskTable.push_back(T);
       K.num_groups = std::max(K.num_groups, T.group);
     }

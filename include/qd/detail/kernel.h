@@ -800,24 +800,6 @@ QD_DEVICE_FN inline bool block_uniform_(qdrt_assert_record *r, uint64_t n,
   }
   return false;
 }
-#if defined(__CUDA__) || defined(__HIP__)
-/// The end of a GPU task that runs the serial task after it (a QD_GRAPH
-/// kernel's folded tail): true in one thread of the block that finishes
-/// last, once every block's stores and reductions are visible. *counter is
-/// zero before the launch and again after it.
-QD_DEVICE_FN inline bool last_block_(uint32_t *counter) {
-  block_barrier_();
-  if (block_thread_idx_() != 0)
-    return false;
-  device_fence_();
-  uint32_t blocks = uint32_t(index_stride() / block_size_());
-  if (__atomic_fetch_add(counter, 1u, __ATOMIC_RELAXED) + 1 != blocks)
-    return false;
-  device_fence_();
-  __atomic_store_n(counter, 0u, __ATOMIC_RELAXED);
-  return true;
-}
-#endif
 } // namespace detail
 #ifdef QD_DEBUG
 QD_DEVICE_FN inline void detail::bounds_fail_(const char *what,

@@ -58,9 +58,6 @@ __device__ inline uint32_t block_size_() {
   return __nvvm_read_ptx_sreg_ntid_x();
 }
 __device__ inline void block_barrier_() { __nvvm_bar_sync(0); }
-/// __threadfence(): this thread's (and, cumulatively, what it has seen of
-/// others') writes before it are seen by the device before those after.
-__device__ inline void device_fence_() { __nvvm_membar_gl(); }
 /// A barrier that also tells whether p holds on any thread of the block.
 __device__ inline bool block_any_(bool p) { return __nvvm_bar0_or(p); }
 // GPU-level operations (qd::simt) on 32-bit words.

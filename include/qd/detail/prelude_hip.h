@@ -50,10 +50,6 @@ __device__ inline void block_barrier_() {
   __builtin_amdgcn_s_barrier();
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
-/// __threadfence(): ordered with the device's other threads.
-__device__ inline void device_fence_() {
-  __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent");
-}
 __device__ inline uint32_t block_thread_idx_();
 /// A barrier that also tells whether p holds on any thread of the block
 /// (__syncthreads_or), through one shared word: the first barrier keeps a

@@ -301,10 +301,6 @@ struct Task {
   bool DeviceBounds = false;
   llvm::SmallVector<unsigned, 2> StmtIds; ///< the statements it runs, in order
   SourceLoc Loc;
-  /// A serial task that GPUs run at the end of the parallel task before it,
-  /// in the block that finishes last, instead of as a launch of its own
-  /// (derived by fold-serial-tails).
-  bool TailOfPrevious = false;
 };
 
 /// A `qd::graph::do_while` loop: tasks [FirstTask, FirstTask + NumTasks)
@@ -352,12 +348,7 @@ struct Kernel {
   bool UsesRandom = false;
   /// QD_GRAPH: the runtime replays a cached graph of the tasks.
   bool IsGraph = false;
-  /// Some serial task is a tail of the task before it: the kernel
-  /// scalars then hold a counter per such task.
-  bool hasFoldedTails() const;
-  bool hasScalars() const {
-    return !Scalars.empty() || ReturnStmt || hasFoldedTails();
-  }
+  bool hasScalars() const { return !Scalars.empty() || ReturnStmt; }
   /// Whether tasks take an argument block: parameters or kernel scalars.
   bool hasArgBlock() const {
     return !Params.empty() || hasScalars() || UsesRandom;
