@@ -36,6 +36,10 @@ for r in $(seq 1 "$rounds"); do
   echo "== round $r: conjugate gradient, qdc (do_while and host-driven)"
   QD_ARCH=cuda "$build/bin/bench-cg" | tee -a "$work/qdc.$r.txt"
   QD_ARCH=cuda "$build/bin/bench-cg-f64" | tee -a "$work/qdc.$r.txt"
+  echo "== round $r: do_while bodies, on the device and driven by the host"
+  QD_ARCH=cuda "$build/bin/bench-loops" | tee -a "$work/qdc.$r.txt"
+  QD_ARCH=cuda QD_GRAPH_LOOPS=host "$build/bin/bench-loops" |
+    tee -a "$work/qdc.$r.txt"
   # Quadrants, where its wheel is installed (PYTHONPATH): the same chain
   # and the same solver.
   if python3 -c "import quadrants" 2>/dev/null; then
@@ -114,6 +118,13 @@ for t in ("f32", "f64"):
               f"{g[0]:.2f} | {qg[0]:.2f} ({qg[1]:.2f}..{qg[2]:.2f}) (Quadrants) | {g[0]/qg[0]:.3f} | <= 0.50 |")
         print(f"| conjugate gradient {t}, us/iteration: qdc do_while vs Quadrants MatrixFreeCG (host-driven) | "
               f"{g[0]:.2f} | {qh[0]:.2f} ({qh[1]:.2f}..{qh[2]:.2f}) (Quadrants) | {g[0]/qh[0]:.3f} | |")
+for body, name in (("serial", "one serial statement"), ("one_loop", "one loop and a serial statement"),
+                   ("three_loops", "three loops and a serial statement")):
+    key = f"do_while_{body}_us"
+    if key in q and key + "_host" in q:
+        d, h = q[key], q[key + "_host"]
+        print(f"| do_while body of {name}, us per run: on the device vs driven by the host | "
+              f"{d[0]:.2f} ({d[1]:.2f}..{d[2]:.2f}) | {h[0]:.2f} ({h[1]:.2f}..{h[2]:.2f}) (qdc host loop) | {d[0]/h[0]:.3f} | |")
 if "spin_ms_fast" in q:
     print(f"| spin chain, ms/call: qdc -ffast-math vs qdc | {q['spin_ms_fast'][0]:.3f} | {q['spin_ms'][0]:.3f} (qdc) | "
           f"{q['spin_ms_fast'][0]/q['spin_ms'][0]:.3f} | |")

@@ -296,9 +296,9 @@ public:
   }
 
   /// Whether qd::graph::do_while loops can be while nodes here: sm_90 or
-  /// newer, a driver with conditional nodes, and libcudadevrt.a to link
-  /// the node that sets the condition. Decided once; why not is kept in
-  /// NoGraphLoops.
+  /// newer, a driver with conditional nodes, libcudadevrt.a to link the
+  /// node that sets the condition, and QD_GRAPH_LOOPS not `host`. Decided
+  /// once; why not is kept in NoGraphLoops.
   bool hasGraphLoops() {
     std::call_once(LoopsOnce, [&] {
       try {
@@ -353,6 +353,9 @@ public:
 
 private:
   void setUpGraphLoops() {
+    if (const char *Env = std::getenv("QD_GRAPH_LOOPS");
+        Env && std::strcmp(Env, "host") == 0)
+      throw qd::Error("QD_GRAPH_LOOPS=host asks for host loops");
     if (SmVersion < 90)
       throw qd::Error("device-side loops need sm_90 or newer");
     Loops.emplace(D.Library);
