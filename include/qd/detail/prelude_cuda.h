@@ -57,7 +57,12 @@ __device__ inline uint64_t index_stride() {
 __device__ inline uint32_t block_size_() {
   return __nvvm_read_ptx_sreg_ntid_x();
 }
-__device__ inline void block_barrier_() { __nvvm_bar_sync(0); }
+/// `barrier.sync`, not the `.aligned` form of __syncthreads: since Volta
+/// a warp's threads need not have reconverged when they reach it (after a
+/// grid-stride loop whose trip counts differ by lane, or a branch on the
+/// lane), and the aligned form is undefined then (compute-sanitizer's
+/// synccheck reports it).
+__device__ inline void block_barrier_() { __nvvm_barrier_sync(0); }
 /// A barrier that also tells whether p holds on any thread of the block.
 __device__ inline bool block_any_(bool p) { return __nvvm_bar0_or(p); }
 // GPU-level operations (qd::simt) on 32-bit words.
