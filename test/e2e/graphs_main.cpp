@@ -12,7 +12,7 @@ int main() {
   std::printf("qd::graph::do_while loops run on the %s\n",
               qd::graph_loops_on_device() ? "device" : "host");
   // utils/gpu-check-e2e.sh says when the GPU should run them itself.
-  if (std::getenv("QD_EXPECT_DEVICE_LOOPS"))
+  if (const char *E = std::getenv("QD_EXPECT_DEVICE_LOOPS"); E && *E)
     Ok.that("do_while loops run on the device", qd::graph_loops_on_device());
 
   // do_while with an ndarray flag: the body runs `count` times, the tasks
