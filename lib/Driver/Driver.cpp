@@ -25,11 +25,12 @@
 
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
-
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 #include <unistd.h>
 
 using namespace qdc;
@@ -95,6 +96,8 @@ static void checkNamespaceFree(const kir::Module &M, const std::string &NS,
       Diags.report(DiagID::err_name_is_generated_namespace, F.Loc) << F.Name;
 }
 
+static int compileInput(const DriverOptions &Opts, Toolchain &Tools);
+
 static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   llvm::Expected<std::optional<DriverOptions>> Parsed =
       parseOptions(Args, llvm::outs());
@@ -125,8 +128,21 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
       llvm::outs() << llvm::left_justify(P.Name, 24) << P.Description << '\n';
     return 0;
   }
-  if (Opts.InputFile.empty())
+  if (Opts.InputFiles.empty())
     return reportError("no input file");
+  // Several inputs: each compiled on its own, the others still compiled
+  // when one fails, as clang does.
+  int Status = 0;
+  for (const std::string &Input : Opts.InputFiles) {
+    DriverOptions One = Opts;
+    One.InputFile = Input;
+    Status = std::max(Status, compileInput(One, Tools));
+  }
+  return Status;
+}
+
+/// Compiles Opts.InputFile to its outputs; the exit code.
+static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
   if (!Opts.Namespace.empty())
     if (llvm::Error E = checkGeneratedNamespace(Opts.Namespace))
       return reportError(llvm::toString(std::move(E)));

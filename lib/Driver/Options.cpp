@@ -391,9 +391,7 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
       return makeError("unknown argument: '" + E + "'");
     P.Inputs.push_back(Extra);
   }
-  if (P.Inputs.size() > 1)
-    return makeError("only one input file is allowed, got '" + P.Inputs[0] +
-                     "' and '" + P.Inputs[1] + "'");
+  P.Opts.InputFiles = P.Inputs;
   if (!P.Inputs.empty())
     P.Opts.InputFile = P.Inputs[0];
   P.Opts.Emit = llvm::StringSwitch<EmitKind>(P.Emit)
@@ -441,5 +439,21 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
   if (P.Opts.SyntaxOnly && !P.Emit.empty())
     return makeError("-fsyntax-only and --emit=" + P.Emit +
                      " cannot be used together");
+  // Several inputs, as clang -c a.c b.c: each to its own <stem>.o and
+  // <stem>.qd.h (and <stem>.d); an option naming one output is refused.
+  if (P.Inputs.size() > 1) {
+    const char *One = !P.Opts.OutputFile.empty()        ? "-o"
+                      : !P.Opts.HeaderFile.empty()      ? "-H"
+                      : !P.Opts.DepfilePath.empty()     ? "-MF"
+                      : !P.Opts.DepfileTarget.empty()   ? "-MT"
+                      : !P.Opts.Namespace.empty()       ? "--namespace"
+                      : P.Opts.DepsOnly                 ? "-M or -MM"
+                      : P.Opts.Emit != EmitKind::Object ? "--emit"
+                                                        : nullptr;
+    if (One)
+      return makeError(std::string("cannot use ") + One + " with " +
+                       std::to_string(P.Inputs.size()) +
+                       " input files: each input gets its own outputs");
+  }
   return std::optional<DriverOptions>(std::move(P.Opts));
 }

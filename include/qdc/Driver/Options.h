@@ -38,7 +38,10 @@ enum class EmitKind {
 };
 
 struct DriverOptions {
-  std::string InputFile;
+  /// Every input, as clang takes several: each is compiled on its own,
+  /// to its default outputs.
+  std::vector<std::string> InputFiles;
+  std::string InputFile; ///< the input being compiled
   std::string OutputFile; ///< empty: the default for the emit kind
   std::string HeaderFile; ///< -H; empty: <stem>.qd.h beside the object
   std::string Namespace;  ///< empty: the file's stem
