@@ -50,3 +50,10 @@ if shutil.which("dot"):
     config.available_features.add("dot")
 if hasattr(os, "getuid") and os.getuid() == 0:
     config.available_features.add("root")
+# A machine whose CUDA driver is loadable: --offload-arch=native may find a GPU.
+import ctypes
+try:
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qdc/Driver/Options.h"
+#include "qdc/Toolchain/Toolchain.h"
 #include "qdc/Transforms/Passes.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -132,7 +133,8 @@ struct Parser {
     App.add_option("--offload-arch", Archs,
                    "GPU architectures to compile for, comma-separated "
                    "(default: sm_80, whose PTX the driver compiles for any "
-                   "newer NVIDIA GPU); none for CPU code only")
+                   "newer NVIDIA GPU); none for CPU code only; native for "
+                   "this machine's NVIDIA GPUs")
         ->type_name("<arch,...>")
         ->delimiter(',')
         ->allow_extra_args(false);
@@ -417,6 +419,21 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
   if (P.Opts.OffloadArchs.size() == 1 &&
       llvm::is_contained({"none", "host", "cpu"}, P.Opts.OffloadArchs[0]))
     P.Opts.OffloadArchs.clear();
+  // --offload-arch=native: the GPUs of this machine, as clang's.
+  if (llvm::is_contained(P.Opts.OffloadArchs, "native")) {
+    std::string Why;
+    std::vector<std::string> Native = detectNativeArchs(Why);
+    if (Native.empty())
+      return makeError("--offload-arch=native: no GPU found on this machine (" +
+                       Why + "); name the architectures instead");
+    std::vector<std::string> Archs;
+    for (const std::string &A : P.Opts.OffloadArchs)
+      for (const std::string &B :
+           A == "native" ? Native : std::vector<std::string>{A})
+        if (!llvm::is_contained(Archs, B))
+          Archs.push_back(B);
+    P.Opts.OffloadArchs = std::move(Archs);
+  }
   for (const std::string &Arch : P.Opts.OffloadArchs) {
     llvm::StringRef A(Arch);
     unsigned Sm = 0;

@@ -22,12 +22,14 @@
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <link.h>
 
@@ -298,4 +300,44 @@ std::vector<std::string> Toolchain::getLldArgs(llvm::StringRef In,
                                                llvm::StringRef Out) const {
   return {Lld,       "-m", "elf64_amdgpu", "--no-undefined",
           "-shared", "-o", Out.str(),      In.str()};
+}
+
+std::vector<std::string> qdc::detectNativeArchs(std::string &Why) {
+  std::string Error;
+  auto Lib =
+      llvm::sys::DynamicLibrary::getPermanentLibrary("libcuda.so.1", &Error);
+  if (!Lib.isValid()) {
+    Why = "the CUDA driver (libcuda.so.1) is not installed";
+    return {};
+  }
+  using InitFn = int (*)(unsigned);
+  using CountFn = int (*)(int *);
+  using GetFn = int (*)(int *, int);
+  using AttrFn = int (*)(int *, int, int);
+  auto Init = reinterpret_cast<InitFn>(Lib.getAddressOfSymbol("cuInit"));
+  auto Count =
+      reinterpret_cast<CountFn>(Lib.getAddressOfSymbol("cuDeviceGetCount"));
+  auto Get = reinterpret_cast<GetFn>(Lib.getAddressOfSymbol("cuDeviceGet"));
+  auto Attr =
+      reinterpret_cast<AttrFn>(Lib.getAddressOfSymbol("cuDeviceGetAttribute"));
+  int N = 0;
+  if (!Init || !Count || !Get || !Attr || Init(0) != 0 || Count(&N) != 0 ||
+      N == 0) {
+    Why = "the CUDA driver reports no GPU";
+    return {};
+  }
+  std::vector<std::string> Out;
+  for (int I = 0; I < N; ++I) {
+    int Dev = 0, Major = 0, Minor = 0;
+    // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR.
+    if (Get(&Dev, I) != 0 || Attr(&Major, 75, Dev) != 0 ||
+        Attr(&Minor, 76, Dev) != 0)
+      continue;
+    std::string Arch = "sm_" + std::to_string(Major * 10 + Minor);
+    if (std::find(Out.begin(), Out.end(), Arch) == Out.end())
+      Out.push_back(Arch);
+  }
+  if (Out.empty())
+    Why = "the CUDA driver did not say what its GPUs are";
+  return Out;
 }

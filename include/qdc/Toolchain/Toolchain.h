@@ -60,6 +60,12 @@ enum class DeviceDialect { Cuda, Hip };
 /// "gfx..." is AMD (HIP); anything else ("sm_80") is NVIDIA (CUDA).
 DeviceDialect getDialectForArch(llvm::StringRef Arch);
 
+/// --offload-arch=native: the sm_XX of each NVIDIA GPU of this machine, as
+/// the CUDA driver (libcuda.so.1) reports them, without repeats; empty with
+/// Why set when there is none (no driver, no device). AMD GPUs are not
+/// detected.
+std::vector<std::string> detectNativeArchs(std::string &Why);
+
 class Toolchain {
 public:
   /// Finds every tool. Argv0 is how qdc was started (for the folder of the
