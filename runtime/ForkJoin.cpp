@@ -101,6 +101,21 @@ static const void *flagAddress(const qdrt_kernel_desc &K,
   return Flag;
 }
 
+/// The tasks of a kernel with do_while loops, in order: Tasks(Begin, End)
+/// for each run of tasks outside a loop (maybe empty), Loop(L) for each
+/// loop.
+template <typename TasksFn, typename LoopFn>
+static void walkLoops(const qdrt_kernel_desc &K, TasksFn Tasks, LoopFn Loop) {
+  uint32_t Next = 0;
+  for (uint32_t I = 0; I < K.num_loops; ++I) {
+    const qdrt_graph_loop &L = K.loops[I];
+    Tasks(Next, L.first_task);
+    Loop(L);
+    Next = L.first_task + L.num_tasks;
+  }
+  Tasks(Next, K.num_tasks);
+}
+
 /// Runs a kernel with do_while loops from the host: each loop's tasks,
 /// then a read of its flag, until the flag is zero.
 static void runLoopsOnHost(Runtime &RT, const qdrt_module_desc &Desc,
@@ -109,26 +124,22 @@ static void runLoopsOnHost(Runtime &RT, const qdrt_module_desc &Desc,
                            Handle LaunchStream) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = RT.device();
-  uint32_t Next = 0;
-  for (uint32_t I = 0; I < K.num_loops; ++I) {
-    const qdrt_graph_loop &L = K.loops[I];
-    launchTasks(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream, Next,
-                L.first_task);
+  auto Tasks = [&](uint32_t Begin, uint32_t End) {
+    launchTasks(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream, Begin,
+                End);
+  };
+  walkLoops(K, Tasks, [&](const qdrt_graph_loop &L) {
     const void *Flag = flagAddress(K, L, LM, Args);
     int32_t Value = 0;
     do {
-      launchTasks(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream,
-                  L.first_task, L.first_task + L.num_tasks);
+      Tasks(L.first_task, L.first_task + L.num_tasks);
       D.copyToHost(&Value, Flag, sizeof(Value), LaunchStream);
       D.synchronizeStream(LaunchStream);
       // A failed assertion stops its task, which may never clear the flag.
       if (LM.AssertRecord)
         RT.checkAsserts("qd::graph::do_while");
     } while (Value != 0);
-    Next = L.first_task + L.num_tasks;
-  }
-  launchTasks(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream, Next,
-              K.num_tasks);
+  });
 }
 
 void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
@@ -248,28 +259,25 @@ static void recordLoops(Runtime &RT, const qdrt_module_desc &Desc,
                         Handle Stream) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = RT.device();
-  uint32_t Next = 0;
-  for (uint32_t I = 0; I < K.num_loops; ++I) {
-    const qdrt_graph_loop &L = K.loops[I];
-    launchTasks(RT, Desc, LM, Kernel, Args, Iterations, Stream, Next,
-                L.first_task);
-    Handle Body =
-        D.beginGraphLoop(Stream, flagAddress(K, L, LM, Args), LM.AssertRecord);
-    try {
-      launchTasks(RT, Desc, LM, Kernel, Args, Iterations, Body, L.first_task,
-                  L.first_task + L.num_tasks);
-    } catch (...) {
-      try {
+  auto Tasks = [&](uint32_t Begin, uint32_t End, Handle S) {
+    launchTasks(RT, Desc, LM, Kernel, Args, Iterations, S, Begin, End);
+  };
+  walkLoops(
+      K, [&](uint32_t Begin, uint32_t End) { Tasks(Begin, End, Stream); },
+      [&](const qdrt_graph_loop &L) {
+        Handle Body = D.beginGraphLoop(Stream, flagAddress(K, L, LM, Args),
+                                       LM.AssertRecord);
+        try {
+          Tasks(L.first_task, L.first_task + L.num_tasks, Body);
+        } catch (...) {
+          try {
+            D.endGraphLoop(Body);
+          } catch (const qd::Error &) {
+          }
+          throw;
+        }
         D.endGraphLoop(Body);
-      } catch (const qd::Error &) {
-      }
-      throw;
-    }
-    D.endGraphLoop(Body);
-    Next = L.first_task + L.num_tasks;
-  }
-  launchTasks(RT, Desc, LM, Kernel, Args, Iterations, Stream, Next,
-              K.num_tasks);
+      });
 }
 
 void GraphKernels::launch(Runtime &RT, const qdrt_module_desc &Desc,
