@@ -137,8 +137,63 @@ private:
         OS << "  uint64_t " << names::RandomKey << ";\n";
       OS << "};\n";
     }
-    for (const Task &Tk : K.Tasks)
-      emitTask(K, Tk, OS);
+    for (const Task &Tk : K.Tasks) {
+      if (Tk.Kind != TaskKind::Fused) {
+        emitTask(K, Tk, OS, /*Part=*/false);
+        continue;
+      }
+      for (const Task &P : Tk.Parts)
+        emitTask(K, P, OS, /*Part=*/true);
+      emitFusedTask(K, Tk, OS);
+    }
+  }
+
+  /// A fused task's entry: its parts in turn, a block barrier between each
+  /// two, its loops around theirs. A loop's threads read the flag between
+  /// two barriers, after the body's last writes and before the next run's
+  /// first, so that they all agree whether to go on.
+  void emitFusedTask(const Kernel &K, const Task &Tk,
+                     llvm::raw_ostream &OS) const {
+    if (K.Range.isValid())
+      OS << Src.lineDirective(K.Range.Begin);
+    T.emitEntry(OS, K, Tk);
+    OS << T.getFusedGuard();
+    // Loops do not nest (Sema), so a part is in at most one.
+    bool InLoop = false;
+    for (size_t I = 0; I < Tk.Parts.size(); ++I) {
+      const GraphLoop *Begins = nullptr, *Ends = nullptr;
+      for (const GraphLoop &L : Tk.PartLoops) {
+        if (L.FirstTask == I)
+          Begins = &L;
+        if (L.FirstTask + L.NumTasks == I + 1)
+          Ends = &L;
+      }
+      std::string Again = "qd_again" + std::to_string(I) + "_";
+      if (Begins) {
+        OS << "  bool qd_again" << Begins->FirstTask + Begins->NumTasks - 1
+           << "_ = false;\n  do {\n";
+        InLoop = true;
+      }
+      const char *Ind = InLoop ? "    " : "  ";
+      const Task &P = Tk.Parts[I];
+      OS << Ind << T.getPartCall(K, P, *getConstantTripCount(P, INT64_MAX))
+         << '\n';
+      if (I + 1 < Tk.Parts.size() || Ends)
+        OS << Ind << "qd::detail::block_barrier_();\n";
+      if (!Ends)
+        continue;
+      const Stmt *Flag = K.findStmt(Ends->StmtId);
+      OS << Ind << Again << " = "
+         << (Flag->FlagIsField
+                 ? Flag->Flag + ".data[0]"
+                 : names::Args.str() + "." + Flag->Flag + ".ptr[0]")
+         << " != 0" << (M.UsesAsserts ? " && !QD_ASSERT_STOPPED_()" : "")
+         << ";\n"
+         << Ind << "qd::detail::block_barrier_();\n  } while (" << Again
+         << ");\n";
+      InLoop = false;
+    }
+    OS << "}\n";
   }
 
   /// Whether task Tk uses variable Var of local statement Decl.
@@ -235,18 +290,23 @@ private:
     return Out;
   }
 
-  void emitTask(const Kernel &K, const Task &Tk, llvm::raw_ostream &OS) const {
+  /// A task's function: an entry point, or a part of a fused task.
+  void emitTask(const Kernel &K, const Task &Tk, llvm::raw_ostream &OS,
+                bool Part) const {
     if (Tk.DeviceBounds && T.hasHostTripFunctions())
       emitTripFunction(K, Tk, OS);
     // A diagnostic about the entry itself is at the kernel's line.
     if (K.Range.isValid())
       OS << Src.lineDirective(K.Range.Begin);
-    T.emitEntry(OS, K, Tk);
+    if (Part)
+      T.emitPartEntry(OS, K, Tk);
+    else
+      T.emitEntry(OS, K, Tk);
     emitPrologue(K, Tk, OS);
     // qd::random's stream: the call's key, this task, then the iteration.
     if (K.UsesRandom)
       OS << "  qd::detail::rng_task_begin_(" << names::Args << '.'
-         << names::RandomKey << ", " << (&Tk - K.Tasks.data()) << ");\n";
+         << names::RandomKey << ", " << Tk.Index << ");\n";
     const Stmt *Loop =
         Tk.Kind == TaskKind::Serial ? nullptr : K.findStmt(Tk.StmtIds.front());
     std::vector<Reduced> Reductions = emitScalarBindings(K, Tk, Loop, OS);

@@ -285,7 +285,8 @@ void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
     for (const Stmt *L : getVisibleLocals(K, Tk))
       OS << Src.snippet(L->Range);
     OS << "    " << names::Count << '[' << I << "] = ";
-    if (Tk.Kind == TaskKind::Serial)
+    // A fused task's block covers its parts.
+    if (Tk.Kind == TaskKind::Serial || Tk.Kind == TaskKind::Fused)
       OS << "1";
     if (Tk.DeviceBounds)
       OS << "QDRT_DEVICE_TRIP";

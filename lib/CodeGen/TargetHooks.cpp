@@ -49,11 +49,28 @@ public:
   bool hasThreadBlocks() const override { return true; }
   void emitEntry(llvm::raw_ostream &OS, const kir::Kernel &K,
                  const kir::Task &Tk) const override {
-    OS << "extern \"C\" __global__ void " << Tk.Name << "(";
+    OS << "extern \"C\" __global__ void ";
+    // A fused task is one block: its registers must allow all of it.
+    if (Tk.Kind == kir::TaskKind::Fused)
+      OS << "QD_MAX_BLOCK_(" << Tk.BlockDim << ") ";
+    OS << Tk.Name << "(";
     if (K.hasArgBlock())
       OS << names::argsStruct(K) << ' ' << names::Args << ", ";
     OS << "uint64_t " << names::Count << ") {\n";
   }
+  void emitPartEntry(llvm::raw_ostream &OS, const kir::Kernel &K,
+                     const kir::Task &Part) const override {
+    OS << "static __device__ void " << Part.Name << "(";
+    if (K.hasArgBlock())
+      OS << "const " << names::argsStruct(K) << " &" << names::Args << ", ";
+    OS << "uint64_t " << names::Count << ") {\n";
+  }
+  std::string getPartCall(const kir::Kernel &K, const kir::Task &Part,
+                          int64_t Count) const override {
+    return Part.Name + "(" + (K.hasArgBlock() ? names::Args.str() + ", " : "") +
+           std::to_string(Count) + ");";
+  }
+  llvm::StringRef getFusedGuard() const override { return "  (void)qd_n_;\n"; }
   llvm::StringRef getSerialGuard() const override {
     return "  if (qd::detail::first_index() == 0 && qd_n_) {";
   }
@@ -109,6 +126,14 @@ public:
     std::string S = names::argsStruct(K);
     OS << "  const " << S << " &" << names::Args << " = *static_cast<const "
        << S << " *>(" << names::ArgPtr << ");\n";
+  }
+  std::string getPartCall(const kir::Kernel &, const kir::Task &Part,
+                          int64_t Count) const override {
+    return Part.Name + "(" + names::ArgPtr.str() + ", 0, " +
+           std::to_string(Count) + ");";
+  }
+  llvm::StringRef getFusedGuard() const override {
+    return "  if (qd_begin_ != 0 || !qd_end_)\n    return;\n";
   }
   llvm::StringRef getSerialGuard() const override {
     return "  if (qd_begin_ == 0 && qd_end_) {";

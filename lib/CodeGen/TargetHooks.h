@@ -53,6 +53,19 @@ public:
   /// argument block to `qd_args_` (when the kernel has parameters).
   virtual void emitEntry(llvm::raw_ostream &OS, const kir::Kernel &K,
                          const kir::Task &Tk) const = 0;
+  /// A part of a fused task up to its opening brace: a function the fused
+  /// task's entry calls, which binds `qd_args_` as emitEntry does.
+  virtual void emitPartEntry(llvm::raw_ostream &OS, const kir::Kernel &K,
+                             const kir::Task &Part) const {
+    emitEntry(OS, K, Part);
+  }
+  /// The statement in a fused task's entry that runs Part over Count
+  /// iterations.
+  virtual std::string getPartCall(const kir::Kernel &K, const kir::Task &Part,
+                                  int64_t Count) const = 0;
+  /// The start of a fused task's body: on the CPU, only the call's first
+  /// chunk runs the parts.
+  virtual llvm::StringRef getFusedGuard() const = 0;
   /// The condition that picks one iteration to run a serial task:
   /// `  if (<first iteration>) {`.
   virtual llvm::StringRef getSerialGuard() const = 0;

@@ -182,6 +182,7 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
   }
   // The rules code generation adds run only when code is generated.
   bool Dump = Opts.Emit == EmitKind::KIR || Opts.Emit == EmitKind::StreamPlan;
+  M->FuseTasks = Opts.FuseTasks;
   runPipeline(*M, Session.getDiags(), Opts.StopAfter,
               /*ForCodeGen=*/!Opts.SyntaxOnly && !Dump);
   checkNamespaceFree(*M, getGeneratedNamespace(Opts.InputFile, Opts.Namespace),

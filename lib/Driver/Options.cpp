@@ -40,6 +40,8 @@ constexpr llvm::StringLiteral SingleDashOptions[] = {"-MMD",
                                                      "-MT",
                                                      "-ffast-math",
                                                      "-fno-fast-math",
+                                                     "-ffuse-tasks",
+                                                     "-fno-fuse-tasks",
                                                      "-fPIC",
                                                      "-fpic",
                                                      "-dumpversion",
@@ -203,6 +205,17 @@ struct Parser {
     App.add_flag_callback(
            "--fno-fast-math", [this] { Opts.Tools.FastMath = false; },
            "Turn -ffast-math off again")
+        ->trigger_on_parse();
+    // The last of -ffuse-tasks and -fno-fuse-tasks wins.
+    App.add_flag_callback(
+           "--ffuse-tasks", [this] { Opts.FuseTasks = true; },
+           "Run consecutive small tasks (known ranges of at most 1024 "
+           "iterations) as one launch of one block, and do_while loops of "
+           "them inside it (the default)")
+        ->trigger_on_parse();
+    App.add_flag_callback(
+           "--fno-fuse-tasks", [this] { Opts.FuseTasks = false; },
+           "Launch every task on its own")
         ->trigger_on_parse();
     App.add_flag("--MMD", MMD,
                  "As -MD, without the system headers (qdc's own, the C++ "

@@ -134,8 +134,32 @@ llvm::StringRef qdc::kir::getTaskKindName(TaskKind K) {
     return "ndrange";
   case TaskKind::Serial:
     return "serial";
+  case TaskKind::Fused:
+    return "fused";
   }
   llvm_unreachable("unknown TaskKind");
+}
+
+std::optional<int64_t> qdc::kir::getConstantTripCount(const Task &T,
+                                                      int64_t Limit) {
+  if (T.Kind == TaskKind::Serial)
+    return 1;
+  if (T.Kind == TaskKind::Fused || T.DeviceBounds)
+    return std::nullopt;
+  int64_t Trip = 1;
+  for (const Extent &X : T.Extents) {
+    if (!X.Begin.Value || !X.End.Value)
+      return std::nullopt;
+    int64_t B = *X.Begin.Value, E = *X.End.Value;
+    // The difference in unsigned arithmetic, which cannot overflow.
+    uint64_t N = E > B ? uint64_t(E) - uint64_t(B) : 0;
+    if (N > uint64_t(Limit))
+      return std::nullopt;
+    Trip *= int64_t(N); // both at most Limit: no overflow
+    if (Trip > Limit)
+      return std::nullopt;
+  }
+  return Trip;
 }
 
 static const Stmt *findIn(const std::vector<Stmt> &Stmts, unsigned Id) {

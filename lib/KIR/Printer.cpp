@@ -109,9 +109,18 @@ static void printStmt(const Stmt &S, unsigned Indent, llvm::raw_ostream &OS) {
     printStmt(Child, Indent + 2, OS);
 }
 
-static void printTask(const Task &T, llvm::raw_ostream &OS) {
-  OS << "  task " << T.Name << ": " << getTaskKindName(T.Kind);
-  if (T.Kind != TaskKind::Serial) {
+static void printLoops(llvm::ArrayRef<GraphLoop> Loops, llvm::StringRef What,
+                       unsigned Indent, llvm::raw_ostream &OS) {
+  for (const GraphLoop &L : Loops)
+    OS.indent(Indent) << "do-while stmt " << L.StmtId << ": " << What << " ["
+                      << L.FirstTask << ", " << L.FirstTask + L.NumTasks
+                      << ")\n";
+}
+
+static void printTask(const Task &T, unsigned Indent, llvm::raw_ostream &OS) {
+  OS.indent(Indent) << (Indent > 2 ? "part " : "task ") << T.Name << ": "
+                    << getTaskKindName(T.Kind);
+  if (T.Kind == TaskKind::Range || T.Kind == TaskKind::NdRange) {
     OS << ' ';
     printLoopHead(T.IndexVars, T.Extents, OS);
   }
@@ -127,6 +136,9 @@ static void printTask(const Task &T, llvm::raw_ostream &OS) {
     OS << (I ? "," : "") << T.StmtIds[I];
   printPos(T.Loc, OS);
   OS << '\n';
+  for (const Task &P : T.Parts)
+    printTask(P, Indent + 2, OS);
+  printLoops(T.PartLoops, "parts", Indent + 2, OS);
 }
 
 void qdc::kir::printModule(const Module &M, llvm::raw_ostream &OS) {
@@ -167,9 +179,7 @@ void qdc::kir::printModule(const Module &M, llvm::raw_ostream &OS) {
       OS << '\n';
     }
     for (const Task &T : K.Tasks)
-      printTask(T, OS);
-    for (const GraphLoop &L : K.Loops)
-      OS << "  do-while stmt " << L.StmtId << ": tasks " << L.FirstTask << ".."
-         << L.FirstTask + L.NumTasks << "\n";
+      printTask(T, 2, OS);
+    printLoops(K.Loops, "tasks", 2, OS);
   }
 }

@@ -46,6 +46,18 @@ static llvm::Error verifyKernel(const Kernel &K) {
         return fail(K, "ndrange task '" + T.Name +
                            "' has mismatched indices and extents");
       break;
+    case TaskKind::Fused:
+      if (T.Parts.empty() || T.BlockDim == 0)
+        return fail(K, "fused task '" + T.Name + "' has no parts or no block");
+      for (const Task &P : T.Parts)
+        if (P.Kind == TaskKind::Fused || P.Group != T.Group || P.DeviceBounds)
+          return fail(K, "fused task '" + T.Name + "' has a part '" + P.Name +
+                             "' it cannot run");
+      for (const GraphLoop &L : T.PartLoops)
+        if (L.NumTasks == 0 || L.FirstTask + L.NumTasks > T.Parts.size())
+          return fail(K, "a loop of fused task '" + T.Name +
+                             "' runs parts it does not have");
+      break;
     }
     if (T.Group > K.NumGroups)
       return fail(K, llvm::formatv("task '{0}' is in group {1} of {2}", T.Name,

@@ -35,8 +35,10 @@ public:
       Prefix += C == ':' ? '_' : C;
     if (!Prefix.empty())
       Prefix += "__";
-    for (size_t I = 0; I < K.Tasks.size(); ++I)
+    for (size_t I = 0; I < K.Tasks.size(); ++I) {
       K.Tasks[I].Name = Prefix + K.Name + "_t" + std::to_string(I);
+      K.Tasks[I].Index = I;
+    }
   }
 
 private:

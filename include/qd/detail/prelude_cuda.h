@@ -16,6 +16,8 @@
 #define QD_DETAIL_PRELUDE_CUDA_H
 
 #define QD_GPU_MATH_F32_(name) __nv_##name##f
+/// The most threads a block of the kernel has (a fused task's).
+#define QD_MAX_BLOCK_(n) __attribute__((launch_bounds(n)))
 #ifdef __FAST_MATH__
 // qdc -ffast-math (nvcc's --use_fast_math): the single-precision functions
 // with an approximate hardware form use it, as sinf becomes __sinf.

@@ -18,6 +18,8 @@
 
 #define QD_GPU_MATH_F32_(name) __ocml_##name##_f32
 #define QD_GPU_MATH_F64_(name) __ocml_##name##_f64
+/// The most threads a block of the kernel has (a fused task's).
+#define QD_MAX_BLOCK_(n) __attribute__((amdgpu_flat_work_group_size(1, n)))
 #ifndef QD_HAVE_OCML
 #define QD_GPU_MATH_MISSING_                                                   \
   " needs the ROCm device libraries "                                          \

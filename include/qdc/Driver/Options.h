@@ -41,7 +41,7 @@ struct DriverOptions {
   /// Every input, as clang takes several: each is compiled on its own,
   /// to its default outputs.
   std::vector<std::string> InputFiles;
-  std::string InputFile; ///< the input being compiled
+  std::string InputFile;  ///< the input being compiled
   std::string OutputFile; ///< empty: the default for the emit kind
   std::string HeaderFile; ///< -H; empty: <stem>.qd.h beside the object
   std::string Namespace;  ///< empty: the file's stem
@@ -57,6 +57,7 @@ struct DriverOptions {
   EmitKind Emit = EmitKind::Object;
   bool PlanAsDot = false;
   bool SyntaxOnly = false;
+  bool FuseTasks = true; ///< -ffuse-tasks (the default), -fno-fuse-tasks
   bool PrintIncludeDir = false;
   /// --version: after the versions, the tools found.
   bool PrintVersion = false;

@@ -279,13 +279,22 @@ struct StrayBlock {
   std::string Context; ///< what it is inside, e.g. "a loop"
 };
 
-enum class TaskKind { Range, NdRange, Serial };
+enum class TaskKind { Range, NdRange, Serial, Fused };
 
-/// "range", "ndrange" or "serial".
+/// "range", "ndrange", "serial" or "fused".
 llvm::StringRef getTaskKindName(TaskKind K);
 
-/// A unit the runtime launches: one parallel loop, or a run of consecutive
-/// serial statements.
+/// A `qd::graph::do_while` loop: tasks [FirstTask, FirstTask + NumTasks)
+/// of its kernel run, then run again while the flag is non-zero.
+struct GraphLoop {
+  unsigned StmtId = 0; ///< the GraphLoop statement
+  unsigned FirstTask = 0;
+  unsigned NumTasks = 0;
+};
+
+/// A unit the runtime launches: one parallel loop, a run of consecutive
+/// serial statements, or (fuse-tasks) several small ones of those that one
+/// block of threads runs in turn.
 struct Task {
   /// [<namespace>__]<kernel>_t<index>, a valid C identifier
   std::string Name;
@@ -301,15 +310,21 @@ struct Task {
   bool DeviceBounds = false;
   llvm::SmallVector<unsigned, 2> StmtIds; ///< the statements it runs, in order
   SourceLoc Loc;
+  /// Its place in the kernel's task list as form-tasks made it: what its
+  /// qd::random numbers depend on, so that fusing does not change them.
+  unsigned Index = 0;
+
+  // Fused: the tasks it runs in order, in one block of BlockDim threads
+  // with a block barrier between each two, and the do_while loops among
+  // them (FirstTask and NumTasks count Parts). Its StmtIds are theirs.
+  std::vector<Task> Parts;
+  std::vector<GraphLoop> PartLoops;
 };
 
-/// A `qd::graph::do_while` loop: tasks [FirstTask, FirstTask + NumTasks)
-/// of its kernel run, then run again while the flag is non-zero.
-struct GraphLoop {
-  unsigned StmtId = 0; ///< the GraphLoop statement
-  unsigned FirstTask = 0;
-  unsigned NumTasks = 0;
-};
+/// How many iterations a loop task runs when its range is known at compile
+/// time (a serial task runs one); nothing otherwise, or when the count
+/// exceeds Limit.
+std::optional<int64_t> getConstantTripCount(const Task &T, int64_t Limit);
 
 struct Kernel {
   std::string Name;
@@ -413,6 +428,8 @@ struct Module {
   std::vector<Kernel> Kernels;
   /// The module's code has a QD_ASSERT: it gets an assertion record.
   bool UsesAsserts = false;
+  /// fuse-tasks may fuse small tasks (-fno-fuse-tasks turns it off).
+  bool FuseTasks = true;
   /// The user structs used as elements, dependencies first.
   std::vector<Record> Records;
   /// Where the declarations of the user's functions that device code calls
