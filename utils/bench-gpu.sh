@@ -34,10 +34,12 @@ for r in $(seq 1 "$rounds"); do
   QD_ARCH=cuda "$build/bin/bench-spin" | tee -a "$work/qdc.$r.txt"
   QD_ARCH=cuda "$build/bin/bench-spin-fast" | tee -a "$work/qdc.$r.txt"
   echo "== round $r: conjugate gradient, qdc (do_while and host-driven)"
-  QD_ARCH=cuda "$build/bin/bench-cg" | tee -a "$work/qdc.$r.txt"
-  QD_ARCH=cuda "$build/bin/bench-cg-f64" | tee -a "$work/qdc.$r.txt"
+  for t in bench-cg bench-cg-f64 bench-cg-unfused bench-cg-f64-unfused; do
+    QD_ARCH=cuda "$build/bin/$t" | tee -a "$work/qdc.$r.txt"
+  done
   echo "== round $r: do_while bodies, on the device and driven by the host"
   QD_ARCH=cuda "$build/bin/bench-loops" | tee -a "$work/qdc.$r.txt"
+  QD_ARCH=cuda "$build/bin/bench-loops-fused" | tee -a "$work/qdc.$r.txt"
   QD_ARCH=cuda QD_GRAPH_LOOPS=host "$build/bin/bench-loops" |
     tee -a "$work/qdc.$r.txt"
   # Quadrants, where its wheel is installed (PYTHONPATH): the same chain
@@ -106,25 +108,40 @@ if "quadrants_spin_ms" in c:
     for qk, ck, name in (("spin_ms", "quadrants_spin_ms", "spin chain, ms/call: qdc vs Quadrants, both precise"),
                          ("spin_ms_fast", "quadrants_spin_ms_fast", "spin chain, ms/call: qdc -ffast-math vs Quadrants fast_math")):
         print(f"| {name} | {q[qk][0]:.3f} | {c[ck][0]:.3f} (Quadrants) | {q[qk][0]/c[ck][0]:.3f} | <= 1.00 |")
+def us(m):
+    return f"{m[0]:.2f} ({m[1]:.2f}..{m[2]:.2f})"
 for t in ("f32", "f64"):
     if f"cg_graph_us_{t}" not in q:
         continue
     g, h = q[f"cg_graph_us_{t}"], q[f"cg_host_us_{t}"]
+    gu, hu = q.get(f"cg_graph_us_{t}_unfused"), q.get(f"cg_host_us_{t}_unfused")
     print(f"| conjugate gradient {t}, us/iteration: do_while solve vs host-driven loop (qdc) | "
-          f"{g[0]:.2f} ({g[1]:.2f}..{g[2]:.2f}) | {h[0]:.2f} ({h[1]:.2f}..{h[2]:.2f}) (qdc host loop) | {g[0]/h[0]:.3f} | |")
+          f"{us(g)} | {us(h)} (qdc host loop) | {g[0]/h[0]:.3f} | |")
+    if gu:
+        print(f"| conjugate gradient {t}, us/iteration: fused do_while solve vs -fno-fuse-tasks (a graph while node) | "
+              f"{us(g)} | {us(gu)} (qdc unfused) | {g[0]/gu[0]:.3f} | |")
+        print(f"| conjugate gradient {t}, us/iteration: -fno-fuse-tasks do_while vs its host-driven loop | "
+              f"{us(gu)} | {us(hu)} (qdc unfused host loop) | {gu[0]/hu[0]:.3f} | |")
     if f"quadrants_cg_graph_us_{t}" in c:
         qg, qh = c[f"quadrants_cg_graph_us_{t}"], c[f"quadrants_cg_host_us_{t}"]
         print(f"| conjugate gradient {t}, us/iteration: qdc do_while vs Quadrants graph=True do_while | "
-              f"{g[0]:.2f} | {qg[0]:.2f} ({qg[1]:.2f}..{qg[2]:.2f}) (Quadrants) | {g[0]/qg[0]:.3f} | <= 0.50 |")
+              f"{g[0]:.2f} | {us(qg)} (Quadrants) | {g[0]/qg[0]:.3f} | <= 0.50 |")
+        if gu:
+            print(f"| conjugate gradient {t}, us/iteration: qdc -fno-fuse-tasks do_while vs Quadrants graph=True do_while | "
+                  f"{gu[0]:.2f} | {qg[0]:.2f} (Quadrants) | {gu[0]/qg[0]:.3f} | |")
         print(f"| conjugate gradient {t}, us/iteration: qdc do_while vs Quadrants MatrixFreeCG (host-driven) | "
-              f"{g[0]:.2f} | {qh[0]:.2f} ({qh[1]:.2f}..{qh[2]:.2f}) (Quadrants) | {g[0]/qh[0]:.3f} | |")
+              f"{g[0]:.2f} | {us(qh)} (Quadrants) | {g[0]/qh[0]:.3f} | |")
 for body, name in (("serial", "one serial statement"), ("one_loop", "one loop and a serial statement"),
                    ("three_loops", "three loops and a serial statement")):
     key = f"do_while_{body}_us"
     if key in q and key + "_host" in q:
         d, h = q[key], q[key + "_host"]
-        print(f"| do_while body of {name}, us per run: on the device vs driven by the host | "
-              f"{d[0]:.2f} ({d[1]:.2f}..{d[2]:.2f}) | {h[0]:.2f} ({h[1]:.2f}..{h[2]:.2f}) (qdc host loop) | {d[0]/h[0]:.3f} | |")
+        print(f"| do_while body of {name}, us per run: a graph while node vs driven by the host (-fno-fuse-tasks) | "
+              f"{us(d)} | {us(h)} (qdc host loop) | {d[0]/h[0]:.3f} | |")
+    if key in q and key + "_fused" in q:
+        f, d = q[key + "_fused"], q[key]
+        print(f"| do_while body of {name}, us per run: fused, inside one block, vs a graph while node | "
+              f"{us(f)} | {us(d)} (qdc while node) | {f[0]/d[0]:.3f} | |")
 if "spin_ms_fast" in q:
     print(f"| spin chain, ms/call: qdc -ffast-math vs qdc | {q['spin_ms_fast'][0]:.3f} | {q['spin_ms'][0]:.3f} (qdc) | "
           f"{q['spin_ms_fast'][0]/q['spin_ms'][0]:.3f} | |")

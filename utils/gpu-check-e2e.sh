@@ -40,7 +40,7 @@ if [ -x "$build/bin/mpm88-example" ]; then
 fi
 # The conjugate gradient, float and double: a do_while solve and a
 # host-driven loop agree and solve the system.
-for p in "$build"/bin/bench-cg "$build"/bin/bench-cg-f64; do
+for p in "$build"/bin/bench-cg{,-f64}{,-unfused}; do
   echo "== $(basename "$p") --check"
   "$p" --check || status=1
 done
@@ -59,7 +59,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
       # node), not when the same kernel runs from the host loop; until that
       # is understood, e2e-graphs meets synccheck with host loops.
       loops= expect=${QD_EXPECT_DEVICE_LOOPS:-}
-      if [ "$tool" = synccheck ] && [ "$(basename "$p")" = e2e-graphs ]; then
+      if [ "$tool" = synccheck ] && [[ "$(basename "$p")" = e2e-graphs* ]]; then
         loops=host expect=
       fi
       QD_GRAPH_LOOPS=$loops QD_EXPECT_DEVICE_LOOPS=$expect \

@@ -4,7 +4,8 @@
 //   cg_graph_us_<f32|f64>  one solve() call, the loop a qd::graph::do_while
 //   cg_host_us_<f32|f64>   step() called from the host, which waits for
 //                          its result (go on or not) after each iteration
-// each printed as `key median min max` (microseconds per iteration).
+// each printed as `key median min max` (microseconds per iteration), the
+// keys ending in CG_KEY_SUFFIX ("_unfused" for the -fno-fuse-tasks build).
 #include "cg.qd.h"
 
 #include <algorithm>
@@ -17,7 +18,10 @@
 namespace {
 using real = decltype(cg::x)::value_type;
 constexpr int G = 32;
-const char *Suffix = sizeof(real) == 4 ? "f32" : "f64";
+#ifndef CG_KEY_SUFFIX
+#define CG_KEY_SUFFIX ""
+#endif
+const char *Suffix = sizeof(real) == 4 ? "f32" CG_KEY_SUFFIX : "f64" CG_KEY_SUFFIX;
 
 /// max |A x - b| over the grid, on the host.
 double residual() {

@@ -1,6 +1,8 @@
 // Times the do_while bodies of loops.qd: microseconds per run of the body,
 // 1000 runs per call, printed as `do_while_<body>_us[_host] median min
-// max` (the _host keys when QD_GRAPH_LOOPS=host makes the host loop).
+// max` (the _host keys when QD_GRAPH_LOOPS=host makes the host loop). The
+// build with fused tasks, where each body runs inside one block, prints
+// the keys with LOOPS_KEY_SUFFIX ("_fused") instead.
 #include "loops.qd.h"
 
 #include <algorithm>
@@ -9,6 +11,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#ifndef LOOPS_KEY_SUFFIX
+#define LOOPS_KEY_SUFFIX ""
+#endif
 
 namespace {
 constexpr int Runs = 1000;
@@ -31,8 +37,9 @@ template <typename F> void report(const char *Body, F Kernel) {
                  Runs);
   }
   std::sort(Us.begin(), Us.end());
-  std::printf("do_while_%s_us%s %.4f %.4f %.4f\n", Body, Host ? "_host" : "",
-              Us[Us.size() / 2], Us.front(), Us.back());
+  std::printf("do_while_%s_us%s %.4f %.4f %.4f\n", Body,
+              Host ? "_host" : LOOPS_KEY_SUFFIX, Us[Us.size() / 2], Us.front(),
+              Us.back());
   if (loops::n.to_vector()[0] != Runs) {
     std::printf("FAIL: the %s body ran %d times, not %d\n", Body,
                 loops::n.to_vector()[0], Runs);
