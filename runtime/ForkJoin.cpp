@@ -22,6 +22,7 @@
 #include "Module.h"
 
 #include <cstring>
+#include <functional>
 #include <vector>
 
 using namespace qd::rt;
@@ -101,19 +102,30 @@ static const void *flagAddress(const qdrt_kernel_desc &K,
   return Flag;
 }
 
-/// The tasks of a kernel with do_while loops, in order: Tasks(Begin, End)
-/// for each run of tasks outside a loop (maybe empty), Loop(L) for each
-/// loop.
+/// Loops [First, Last) of a kernel, in preorder, all within tasks [Begin,
+/// End), walked in task order: Tasks(Begin, End) for each run of tasks
+/// outside them (maybe empty), Loop(L, Inner, InnerEnd) for each outermost
+/// one, with the loops nested in it [Inner, InnerEnd), which Loop walks
+/// itself (walkLoops again) for each run of L's body.
 template <typename TasksFn, typename LoopFn>
-static void walkLoops(const qdrt_kernel_desc &K, TasksFn Tasks, LoopFn Loop) {
-  uint32_t Next = 0;
-  for (uint32_t I = 0; I < K.num_loops; ++I) {
+static void walkLoops(const qdrt_kernel_desc &K, uint32_t First, uint32_t Last,
+                      uint32_t Begin, uint32_t End, TasksFn Tasks,
+                      LoopFn Loop) {
+  uint32_t Next = Begin;
+  for (uint32_t I = First; I < Last;) {
     const qdrt_graph_loop &L = K.loops[I];
+    uint32_t LEnd = L.first_task + L.num_tasks;
+    // A nested loop has a task, so it starts before LEnd; a later sibling
+    // at LEnd or after.
+    uint32_t Nest = I + 1;
+    while (Nest < Last && K.loops[Nest].first_task < LEnd)
+      ++Nest;
     Tasks(Next, L.first_task);
-    Loop(L);
-    Next = L.first_task + L.num_tasks;
+    Loop(L, I + 1, Nest);
+    Next = LEnd;
+    I = Nest;
   }
-  Tasks(Next, K.num_tasks);
+  Tasks(Next, End);
 }
 
 /// Runs a kernel with do_while loops from the host: each loop's tasks,
@@ -128,18 +140,22 @@ static void runLoopsOnHost(Runtime &RT, const qdrt_module_desc &Desc,
     launchTasks(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream, Begin,
                 End);
   };
-  walkLoops(K, Tasks, [&](const qdrt_graph_loop &L) {
-    const void *Flag = flagAddress(K, L, LM, Args);
-    int32_t Value = 0;
-    do {
-      Tasks(L.first_task, L.first_task + L.num_tasks);
-      D.copyToHost(&Value, Flag, sizeof(Value), LaunchStream);
-      D.synchronizeStream(LaunchStream);
-      // A failed assertion stops its task, which may never clear the flag.
-      if (LM.AssertRecord)
-        RT.checkAsserts("qd::graph::do_while");
-    } while (Value != 0);
-  });
+  std::function<void(const qdrt_graph_loop &, uint32_t, uint32_t)> Loop =
+      [&](const qdrt_graph_loop &L, uint32_t Inner, uint32_t InnerEnd) {
+        const void *Flag = flagAddress(K, L, LM, Args);
+        int32_t Value = 0;
+        do {
+          walkLoops(K, Inner, InnerEnd, L.first_task,
+                    L.first_task + L.num_tasks, Tasks, Loop);
+          D.copyToHost(&Value, Flag, sizeof(Value), LaunchStream);
+          D.synchronizeStream(LaunchStream);
+          // A failed assertion stops its task, which may never clear the
+          // flag.
+          if (LM.AssertRecord)
+            RT.checkAsserts("qd::graph::do_while");
+        } while (Value != 0);
+      };
+  walkLoops(K, 0, K.num_loops, 0, K.num_tasks, Tasks, Loop);
 }
 
 void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
@@ -259,25 +275,33 @@ static void recordLoops(Runtime &RT, const qdrt_module_desc &Desc,
                         Handle Stream) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = RT.device();
-  auto Tasks = [&](uint32_t Begin, uint32_t End, Handle S) {
-    launchTasks(RT, Desc, LM, Kernel, Args, Iterations, S, Begin, End);
-  };
-  walkLoops(
-      K, [&](uint32_t Begin, uint32_t End) { Tasks(Begin, End, Stream); },
-      [&](const qdrt_graph_loop &L) {
-        Handle Body = D.beginGraphLoop(Stream, flagAddress(K, L, LM, Args),
-                                       LM.AssertRecord);
-        try {
-          Tasks(L.first_task, L.first_task + L.num_tasks, Body);
-        } catch (...) {
-          try {
-            D.endGraphLoop(Body);
-          } catch (const qd::Error &) {
-          }
-          throw;
-        }
-        D.endGraphLoop(Body);
-      });
+  // Records loops [First, Last) and the tasks around them, within tasks
+  // [Begin, End), on stream S.
+  std::function<void(Handle, uint32_t, uint32_t, uint32_t, uint32_t)> Record =
+      [&](Handle S, uint32_t First, uint32_t Last, uint32_t Begin,
+          uint32_t End) {
+        walkLoops(
+            K, First, Last, Begin, End,
+            [&](uint32_t B, uint32_t E) {
+              launchTasks(RT, Desc, LM, Kernel, Args, Iterations, S, B, E);
+            },
+            [&](const qdrt_graph_loop &L, uint32_t Inner, uint32_t InnerEnd) {
+              Handle Body = D.beginGraphLoop(S, flagAddress(K, L, LM, Args),
+                                             LM.AssertRecord);
+              try {
+                Record(Body, Inner, InnerEnd, L.first_task,
+                       L.first_task + L.num_tasks);
+              } catch (...) {
+                try {
+                  D.endGraphLoop(Body);
+                } catch (const qd::Error &) {
+                }
+                throw;
+              }
+              D.endGraphLoop(Body);
+            });
+      };
+  Record(Stream, 0, K.num_loops, 0, K.num_tasks);
 }
 
 void GraphKernels::launch(Runtime &RT, const qdrt_module_desc &Desc,

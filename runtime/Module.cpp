@@ -16,6 +16,7 @@
 #include <deque>
 #include <mutex>
 #include <string>
+#include <vector>
 
 using namespace qd::rt;
 
@@ -73,13 +74,20 @@ void qd::rt::validateModule(const qdrt_module_desc &D) {
     }
     if (KD.num_loops && (!KD.loops || KD.num_groups))
       Fail(Name + " has do_while loops without a table, or with groups");
-    uint32_t End = 0;
+    // Loops in preorder: each after the one before, within the loop it is
+    // nested in, or after that loop's end.
+    std::vector<uint32_t> Open; // the ends of the loops around this one
+    uint32_t First = 0;
     for (uint32_t L = 0; L < KD.num_loops; ++L) {
       const qdrt_graph_loop &GL = KD.loops[L];
-      if (GL.first_task < End || GL.num_tasks == 0 ||
-          uint64_t(GL.first_task) + GL.num_tasks > KD.num_tasks)
+      uint64_t End = uint64_t(GL.first_task) + GL.num_tasks;
+      while (!Open.empty() && Open.back() <= GL.first_task)
+        Open.pop_back();
+      if (GL.first_task < First || GL.num_tasks == 0 || End > KD.num_tasks ||
+          (!Open.empty() && End > Open.back()))
         Fail(Name + " has do_while loops out of order or beyond its tasks");
-      End = GL.first_task + GL.num_tasks;
+      First = GL.first_task;
+      Open.push_back(uint32_t(End));
       bool InArgs = GL.flag_field == QDRT_FLAG_IN_ARGS;
       if (InArgs ? uint64_t(GL.flag_offset) + sizeof(void *) > KD.arg_size
                  : GL.flag_field >= D.num_fields ||

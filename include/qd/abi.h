@@ -70,7 +70,9 @@ typedef struct qdrt_task_desc {
 /**
  * A `qd::graph::do_while` loop of a kernel: its tasks [first_task,
  * first_task + num_tasks) (counted from the kernel's first task) run, then
- * run again while the int32_t flag is non-zero. The flag is field
+ * run again while the int32_t flag is non-zero. Loops nest: a kernel lists
+ * them in preorder, a loop before the loops inside it, whose tasks lie
+ * within its own (maybe all of them); sibling loops do not overlap. The flag is field
  * flag_field of the module, or, when flag_field is QDRT_FLAG_IN_ARGS, the
  * int32_t that the pointer at byte flag_offset of the argument block
  * points to (a 0-d ndarray parameter's data).
@@ -99,8 +101,8 @@ typedef struct qdrt_kernel_desc {
   uint32_t result_offset;
   uint32_t result_size;
   uint32_t flags; /**< QDRT_KERNEL_GRAPH: a QD_GRAPH kernel */
-  /** Its do_while loops in task order, not nested, not overlapping (a
-   * kernel with loops has no stream-parallel groups); or null. */
+  /** Its do_while loops in preorder (qdrt_graph_loop; a kernel with loops
+   * has no stream-parallel groups); or null. */
   const qdrt_graph_loop *loops;
   uint32_t num_loops;
 } qdrt_kernel_desc;

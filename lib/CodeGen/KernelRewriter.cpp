@@ -158,40 +158,42 @@ private:
       OS << Src.lineDirective(K.Range.Begin);
     T.emitEntry(OS, K, Tk);
     OS << T.getFusedGuard();
-    // Loops do not nest (Sema), so a part is in at most one.
-    bool InLoop = false;
+    // Loops nest: each opens where its first part is (outer first, as
+    // PartLoops is in preorder) and closes after its last (inner first).
+    unsigned Depth = 1;
+    auto Indent = [&] { return std::string(2 * Depth, ' '); };
+    auto Again = [](const GraphLoop &L) {
+      return "qd_again" + std::to_string(L.StmtId) + "_";
+    };
     for (size_t I = 0; I < Tk.Parts.size(); ++I) {
-      const GraphLoop *Begins = nullptr, *Ends = nullptr;
-      for (const GraphLoop &L : Tk.PartLoops) {
-        if (L.FirstTask == I)
-          Begins = &L;
-        if (L.FirstTask + L.NumTasks == I + 1)
-          Ends = &L;
-      }
-      std::string Again = "qd_again" + std::to_string(I) + "_";
-      if (Begins) {
-        OS << "  bool qd_again" << Begins->FirstTask + Begins->NumTasks - 1
-           << "_ = false;\n  do {\n";
-        InLoop = true;
-      }
-      const char *Ind = InLoop ? "    " : "  ";
+      for (const GraphLoop &L : Tk.PartLoops)
+        if (L.FirstTask == I) {
+          OS << Indent() << "bool " << Again(L) << " = false;\n"
+             << Indent() << "do {\n";
+          ++Depth;
+        }
       const Task &P = Tk.Parts[I];
-      OS << Ind << T.getPartCall(K, P, *getConstantTripCount(P, INT64_MAX))
+      OS << Indent() << T.getPartCall(K, P, *getConstantTripCount(P, INT64_MAX))
          << '\n';
-      if (I + 1 < Tk.Parts.size() || Ends)
-        OS << Ind << "qd::detail::block_barrier_();\n";
-      if (!Ends)
-        continue;
-      const Stmt *Flag = K.findStmt(Ends->StmtId);
-      OS << Ind << Again << " = "
-         << (Flag->FlagIsField
-                 ? Flag->Flag + ".data[0]"
-                 : names::Args.str() + "." + Flag->Flag + ".ptr[0]")
-         << " != 0" << (M.UsesAsserts ? " && !QD_ASSERT_STOPPED_()" : "")
-         << ";\n"
-         << Ind << "qd::detail::block_barrier_();\n  } while (" << Again
-         << ");\n";
-      InLoop = false;
+      bool LoopsEnd = llvm::any_of(Tk.PartLoops, [&](const GraphLoop &L) {
+        return L.getEndTask() == I + 1;
+      });
+      if (I + 1 < Tk.Parts.size() || LoopsEnd)
+        OS << Indent() << "qd::detail::block_barrier_();\n";
+      for (const GraphLoop &L : llvm::reverse(Tk.PartLoops)) {
+        if (L.getEndTask() != I + 1)
+          continue;
+        const Stmt *Flag = K.findStmt(L.StmtId);
+        OS << Indent() << Again(L) << " = "
+           << (Flag->FlagIsField
+                   ? Flag->Flag + ".data[0]"
+                   : names::Args.str() + "." + Flag->Flag + ".ptr[0]")
+           << " != 0" << (M.UsesAsserts ? " && !QD_ASSERT_STOPPED_()" : "")
+           << ";\n"
+           << Indent() << "qd::detail::block_barrier_();\n";
+        --Depth;
+        OS << Indent() << "} while (" << Again(L) << ");\n";
+      }
     }
     OS << "}\n";
   }

@@ -227,9 +227,11 @@ private:
       if (isStreamParallelBlock(S)) {
         kir::Stmt Block = makeStmt(S, kir::StmtKind::Block);
         unsigned Outer = CurrentBlock;
+        bool OuterLoop = std::exchange(InGraphLoop, false);
         CurrentBlock = Block.Id;
         buildList(cast<clang::IfStmt>(S)->getThen(), Block.Body);
         CurrentBlock = Outer;
+        InGraphLoop = OuterLoop;
         Out.push_back(std::move(Block));
         continue;
       }
@@ -243,10 +245,9 @@ private:
                            const clang::CallExpr *Call) {
     kir::Stmt Loop = makeStmt(W, kir::StmtKind::GraphLoop);
     SerializeNext = false;
-    const char *Misplaced = CurrentBlock != kir::Stmt::NoParent
-                                ? (InGraphLoop ? "another qd::graph::do_while "
-                                                 "loop"
-                                               : "a QD_STREAM_PARALLEL block")
+    // Loops nest; a loop in a stream-parallel block does not.
+    const char *Misplaced = CurrentBlock != kir::Stmt::NoParent && !InGraphLoop
+                                ? "a QD_STREAM_PARALLEL block"
                                 : nullptr;
     Rules.checkGraphLoop(W, Call, FD, K.IsGraph, Misplaced, Loop);
     bool Outer = std::exchange(InGraphLoop, true);

@@ -162,6 +162,15 @@ std::optional<int64_t> qdc::kir::getConstantTripCount(const Task &T,
   return Trip;
 }
 
+size_t qdc::kir::getLoopNestEnd(llvm::ArrayRef<GraphLoop> Loops, size_t I) {
+  // A nested loop has a task, so it starts before its outer loop's end; a
+  // later sibling starts at that end or after.
+  size_t J = I + 1;
+  while (J < Loops.size() && Loops[J].FirstTask < Loops[I].getEndTask())
+    ++J;
+  return J;
+}
+
 static const Stmt *findIn(const std::vector<Stmt> &Stmts, unsigned Id) {
   for (const Stmt &S : Stmts) {
     if (S.Id == Id)

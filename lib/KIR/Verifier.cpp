@@ -20,7 +20,27 @@ static llvm::Error fail(const Kernel &K, const llvm::Twine &Why) {
                                  "kernel '" + K.Name + "': " + Why);
 }
 
+/// Loops in preorder over NumTasks tasks: each within the tasks, each
+/// after the one before it, nested loops within their outer loop.
+static bool isLoopNest(llvm::ArrayRef<GraphLoop> Loops, size_t NumTasks) {
+  llvm::SmallVector<unsigned, 4> Ends; // of the loops open at this point
+  unsigned LastFirst = 0;
+  for (const GraphLoop &L : Loops) {
+    if (L.getEndTask() > NumTasks || L.FirstTask < LastFirst)
+      return false;
+    while (!Ends.empty() && Ends.back() <= L.FirstTask)
+      Ends.pop_back();
+    if (!Ends.empty() && L.getEndTask() > Ends.back())
+      return false;
+    Ends.push_back(L.getEndTask());
+    LastFirst = L.FirstTask;
+  }
+  return true;
+}
+
 static llvm::Error verifyKernel(const Kernel &K) {
+  if (!isLoopNest(K.Loops, K.Tasks.size()))
+    return fail(K, "its do_while loops are not nested in order");
   llvm::StringSet<> Names;
   unsigned LastGroup = 0;
   for (const Task &T : K.Tasks) {
@@ -53,10 +73,11 @@ static llvm::Error verifyKernel(const Kernel &K) {
         if (P.Kind == TaskKind::Fused || P.Group != T.Group || P.DeviceBounds)
           return fail(K, "fused task '" + T.Name + "' has a part '" + P.Name +
                              "' it cannot run");
-      for (const GraphLoop &L : T.PartLoops)
-        if (L.NumTasks == 0 || L.FirstTask + L.NumTasks > T.Parts.size())
-          return fail(K, "a loop of fused task '" + T.Name +
-                             "' runs parts it does not have");
+      if (llvm::any_of(T.PartLoops,
+                       [](const GraphLoop &L) { return L.NumTasks == 0; }) ||
+          !isLoopNest(T.PartLoops, T.Parts.size()))
+        return fail(K, "the loops of fused task '" + T.Name +
+                           "' are empty or not nested in order");
       break;
     }
     if (T.Group > K.NumGroups)

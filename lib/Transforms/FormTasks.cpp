@@ -78,14 +78,13 @@ private:
         break;
       case StmtKind::GraphLoop: {
         // The body's tasks, which the runtime repeats; no serial run
-        // reaches into or out of them.
+        // reaches into or out of them. The loop goes before the loops
+        // nested in it (preorder).
         Serial = nullptr;
-        GraphLoop L;
-        L.StmtId = S.Id;
-        L.FirstTask = K.Tasks.size();
+        size_t Slot = K.Loops.size();
+        K.Loops.push_back({S.Id, unsigned(K.Tasks.size()), 0});
         formFrom(S.Body, Group);
-        L.NumTasks = K.Tasks.size() - L.FirstTask;
-        K.Loops.push_back(L);
+        K.Loops[Slot].NumTasks = K.Tasks.size() - K.Loops[Slot].FirstTask;
         break;
       }
       }

@@ -18,8 +18,8 @@
 // barrier or shared array in its body, no range computed on the device.
 // A run is consecutive tasks of one group that can be fused. A
 // qd::graph::do_while loop whose tasks can all be fused joins a run
-// whole: the fused task then repeats those parts itself, with no graph
-// node or host round trip per iteration. Other loops keep their tasks,
+// whole, with the loops nested in it: the fused task then repeats those
+// parts itself, with no graph node or host round trip per iteration. Other loops keep their tasks,
 // which fuse among themselves, and a run never crosses into or out of
 // them.
 //
@@ -50,7 +50,8 @@ constexpr unsigned FusedWarp = 64;
 struct Unit {
   unsigned FirstTask = 0;
   unsigned NumTasks = 1;
-  const GraphLoop *Loop = nullptr;
+  /// A loop's: the loop, then the loops nested in it (preorder).
+  llvm::ArrayRef<GraphLoop> Loops;
 };
 
 class TaskFuser {
@@ -58,28 +59,37 @@ public:
   explicit TaskFuser(Kernel &K) : K(K) {}
 
   void run() {
+    // An empty loop is an error (check-graph-loops): nothing to fuse.
+    if (llvm::any_of(K.Loops, [](const GraphLoop &L) { return !L.NumTasks; }))
+      return;
     std::vector<Task> Old = std::move(K.Tasks);
     std::vector<GraphLoop> OldLoops = std::move(K.Loops);
     K.Tasks.clear();
     K.Loops.clear();
-    // The kernel's units: its loops whole, the other tasks one by one.
-    std::vector<Unit> Units;
-    for (unsigned I = 0; I < Old.size();) {
-      auto L = llvm::find_if(OldLoops, [&](const GraphLoop &GL) {
-        return GL.FirstTask == I && GL.NumTasks;
-      });
-      if (L == OldLoops.end()) {
-        Units.push_back({I, 1, nullptr});
-        ++I;
-        continue;
-      }
-      Units.push_back({I, L->NumTasks, &*L});
-      I += L->NumTasks;
-    }
-    fuseUnits(Old, Units);
+    fuseUnits(Old, getUnits(0, Old.size(), OldLoops));
   }
 
 private:
+  /// The units of tasks [Begin, End): the loops of Loops (in preorder, all
+  /// within those tasks) whole, the other tasks one by one.
+  static std::vector<Unit> getUnits(unsigned Begin, unsigned End,
+                                    llvm::ArrayRef<GraphLoop> Loops) {
+    std::vector<Unit> Units;
+    size_t L = 0;
+    for (unsigned I = Begin; I < End;) {
+      if (L < Loops.size() && Loops[L].FirstTask == I && Loops[L].NumTasks) {
+        size_t Nest = getLoopNestEnd(Loops, L);
+        Units.push_back({I, Loops[L].NumTasks, Loops.slice(L, Nest - L)});
+        I += Loops[L].NumTasks;
+        L = Nest;
+        continue;
+      }
+      Units.push_back({I, 1, {}});
+      ++I;
+    }
+    return Units;
+  }
+
   /// Appends Units to the kernel's tasks, each run of them fused.
   void fuseUnits(std::vector<Task> &Old, llvm::ArrayRef<Unit> Units) {
     for (size_t I = 0; I < Units.size();) {
@@ -91,25 +101,23 @@ private:
         ++End;
       }
       // A run worth a fused task: two tasks or more, or a loop.
-      if (End - I > 1 || (End > I && Units[I].Loop)) {
+      if (End - I > 1 || (End > I && !Units[I].Loops.empty())) {
         K.Tasks.push_back(fuse(Old, Units.slice(I, End - I)));
         I = End;
         continue;
       }
       const Unit &U = Units[I++];
-      if (!U.Loop) {
+      if (U.Loops.empty()) {
         K.Tasks.push_back(std::move(Old[U.FirstTask]));
         continue;
       }
-      // A loop that stays: its own tasks fuse among themselves.
-      GraphLoop L = *U.Loop;
-      L.FirstTask = K.Tasks.size();
-      std::vector<Unit> Inner;
-      for (unsigned T = U.FirstTask; T < U.FirstTask + U.NumTasks; ++T)
-        Inner.push_back({T, 1, nullptr});
-      fuseUnits(Old, Inner);
-      L.NumTasks = K.Tasks.size() - L.FirstTask;
-      K.Loops.push_back(L);
+      // A loop that stays: its own tasks and loops fuse among themselves.
+      size_t Slot = K.Loops.size();
+      K.Loops.push_back(U.Loops.front());
+      K.Loops[Slot].FirstTask = K.Tasks.size();
+      fuseUnits(Old, getUnits(U.FirstTask, U.FirstTask + U.NumTasks,
+                              U.Loops.drop_front()));
+      K.Loops[Slot].NumTasks = K.Tasks.size() - K.Loops[Slot].FirstTask;
     }
   }
 
@@ -143,9 +151,8 @@ private:
     F.CpuThreads = 1;
     int64_t Widest = 0;
     for (const Unit &U : Run) {
-      if (U.Loop) {
-        GraphLoop L = *U.Loop;
-        L.FirstTask = F.Parts.size();
+      for (GraphLoop L : U.Loops) {
+        L.FirstTask = L.FirstTask - U.FirstTask + F.Parts.size();
         F.PartLoops.push_back(L);
       }
       for (unsigned T = U.FirstTask; T < U.FirstTask + U.NumTasks; ++T) {

@@ -126,6 +126,21 @@ SET:
   }
   ret;
 }
+.visible .entry qdrt_set_one(.param .u64 handle)
+{
+  .reg .b32 %r<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd1, [handle];
+  mov.u32 %r1, 1;
+  {
+    .param .b64 param0;
+    .param .b32 param1;
+    st.param.b64 [param0], %rd1;
+    st.param.b32 [param1], %r1;
+    call.uni cudaGraphSetConditional, (param0, param1);
+  }
+  ret;
+}
 )";
 
 /// Where a CUDA toolkit keeps libcudadevrt.a: $CUDA_PATH, $CUDA_HOME, then
@@ -239,8 +254,8 @@ public:
     D.call(D.DevicePrimaryCtxRetain, &Ctx, Dev);
   }
   ~CudaContext() {
-    if (BodyStream)
-      D.StreamDestroy(BodyStream);
+    for (CUstream S : BodyStreams)
+      D.StreamDestroy(S);
     D.DevicePrimaryCtxRelease(Dev);
   }
   CudaContext(const CudaContext &) = delete;
@@ -312,7 +327,8 @@ public:
   }
 
   /// During a capture on S: a while node after what S has recorded, its
-  /// body recorded by the returned stream until endGraphLoop.
+  /// body recorded by the returned stream until endGraphLoop. Loops nest:
+  /// S may be the body stream of a loop being recorded.
   CUstream beginGraphLoop(CUstream S, const void *Flag,
                           const void *AssertRecord) {
     const GraphLoopDriver &L = *Loops;
@@ -324,9 +340,23 @@ public:
     size_t N = 0;
     D.call(L.GetCaptureInfo, S, &Status, &Id, &G, &Deps, &Edges, &N);
     unsigned long long Handle = 0;
-    // The condition starts at 1 on each launch: the body runs once first.
+    // The condition starts at 1 on each launch of the graph: the body runs
+    // once first. A nested loop's condition is 0 after its last run, so a
+    // node before it sets it to 1 again for each run of the outer body.
     D.call(L.ConditionalHandleCreate, &Handle, G, Ctx, 1u,
            CU_GRAPH_COND_ASSIGN_DEFAULT);
+    if (!Pending.empty()) {
+      void *Params[] = {&Handle};
+      D.check(D.LaunchKernel(SetOne, 1, 1, 1, 1, 1, 1, 0, S, Params, nullptr),
+              D.LaunchKernel.Name, "qdrt_set_one");
+      D.call(L.GetCaptureInfo, S, &Status, &Id, &G, &Deps, &Edges, &N);
+    }
+    if (Pending.size() == BodyStreams.size()) {
+      CUstream Body = nullptr;
+      D.call(D.StreamCreate, &Body, CudaDriver::Vendor.StreamNonBlocking);
+      BodyStreams.push_back(Body);
+    }
+    CUstream BodyStream = BodyStreams[Pending.size()];
     GraphNodeParams P{};
     P.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
     P.conditional = {Handle, CU_GRAPH_COND_TYPE_WHILE, 1, nullptr, Ctx};
@@ -336,13 +366,16 @@ public:
            CU_STREAM_SET_CAPTURE_DEPENDENCIES);
     D.call(L.BeginCaptureToGraph, BodyStream, P.conditional.phGraph_out[0],
            nullptr, nullptr, size_t(0), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
-    Pending = {Handle, Flag, AssertRecord};
+    Pending.push_back({Handle, Flag, AssertRecord});
     return BodyStream;
   }
 
-  /// Ends the body: the node that sets the condition, then the capture.
+  /// Ends the body of the innermost loop being recorded: the node that
+  /// sets the condition, then the capture.
   void endGraphLoop(CUstream Body) {
-    void *Params[] = {&Pending.Handle, &Pending.Flag, &Pending.AssertRecord};
+    PendingLoop Loop = Pending.back();
+    Pending.pop_back();
+    void *Params[] = {&Loop.Handle, &Loop.Flag, &Loop.AssertRecord};
     CUresult R =
         D.LaunchKernel(SetWhile, 1, 1, 1, 1, 1, 1, 0, Body, Params, nullptr);
     CUgraph G = nullptr; // the while node's body, which the node owns
@@ -383,7 +416,8 @@ private:
            nullptr);
     D.check(D.ModuleGetFunction(&SetWhile, Helper, "qdrt_set_while"),
             D.ModuleGetFunction.Name, "qdrt_set_while");
-    D.call(D.StreamCreate, &BodyStream, CudaDriver::Vendor.StreamNonBlocking);
+    D.check(D.ModuleGetFunction(&SetOne, Helper, "qdrt_set_one"),
+            D.ModuleGetFunction.Name, "qdrt_set_one");
   }
 
   /// Prefers SASS for exactly this GPU, then the PTX of the newest arch not
@@ -425,12 +459,16 @@ private:
   std::string NoGraphLoops;
   CUmodule Helper = nullptr;
   CUfunction SetWhile = nullptr;
-  CUstream BodyStream = nullptr; ///< records loop bodies
-  struct {
+  CUfunction SetOne = nullptr;
+  /// Record loop bodies, one per level of nesting.
+  std::vector<CUstream> BodyStreams;
+  struct PendingLoop {
     unsigned long long Handle;
     const void *Flag;
     const void *AssertRecord;
-  } Pending{}; ///< the loop being recorded (recordings hold a lock)
+  };
+  /// The loops being recorded, outermost first (recordings hold a lock).
+  std::vector<PendingLoop> Pending;
 };
 
 } // namespace

@@ -5,6 +5,7 @@
 #include "graphs.qd.h"
 
 #include <cstdlib>
+#include <utility>
 
 int main() {
   qd::init();
@@ -59,6 +60,30 @@ int main() {
   graphs::v.fill(1.0f);
   graphs::again.fill(1);
   Ok.that("another limit, another count", graphs::halve_until(1024.0f) == 3);
+
+  // Nested loops, twice each with other counts (the graph is replayed,
+  // then recorded again for new scalars): the inner loop starts again in
+  // each run of the outer body, even where its flag was left clear.
+  for (auto [Outer, Inner] :
+       {std::pair{3, 4}, std::pair{3, 4}, std::pair{2, 5}, std::pair{1, 1}}) {
+    graphs::grid.fill(0);
+    graphs::outer.fill(0);
+    graphs::inner.fill(0);
+    Ok.that("nested loops run the inner body outer x inner times",
+            graphs::nested(Outer, Inner) == Outer * Inner);
+    Ok.all("each inner run saw its outer and inner index",
+           graphs::grid.to_vector(), [&](size_t J) {
+             return int32_t(J / 8) < Outer && int32_t(J % 8) < Inner ? 1 : 0;
+           });
+    graphs::v.fill(0.0f);
+    graphs::nested_big(Outer, Inner);
+    Ok.all("nested loops around a large task", graphs::v.to_vector(),
+           [&](size_t) { return float(Outer * Inner); });
+  }
+  Ok.that("an outer loop of the inner loop alone (9)",
+          graphs::same_tasks(9) == 9);
+  Ok.that("an outer loop of the inner loop alone (4)",
+          graphs::same_tasks(4) == 6);
 
   // A graph kernel returning a value: replays with new arrays and scalars
   // and a new length (recorded again).

@@ -345,6 +345,50 @@ TEST_F(MockRuntimeTest, DoWhileLoopsOnTheHostWithoutDeviceLoops) {
   EXPECT_EQ(Calls(Got.end() - Want.size(), Got.end()), Want);
 }
 
+// Nested loops on the host: the inner loop runs to its end in each run of
+// the outer body; the outer flag is read after the outer body's last task.
+int32_t OuterFlag = 0, InnerFlag = 0, OuterRuns = 0, InnerRuns = 0,
+        OuterStarts = 0;
+void outerStart(const void *, uint64_t, uint64_t) { ++OuterStarts; }
+void innerBody(const void *, uint64_t, uint64_t) {
+  ++InnerRuns;
+  InnerFlag = InnerRuns % 2; // two runs per run of the outer body
+}
+void outerEnd(const void *, uint64_t, uint64_t) {
+  ++OuterRuns;
+  OuterFlag = OuterRuns < 3;
+}
+
+TEST_F(MockRuntimeTest, NestedDoWhileLoopsOnTheHost) {
+  State->RunCpuTasks = true;
+  TestModule TM("nest");
+  uint32_t K = TM.addKernel(
+      "w", {{0}, {0, outerStart}, {0, innerBody}, {0, outerEnd}, {0}}, 0,
+      QDRT_KERNEL_GRAPH);
+  uint32_t Outer = TM.addField("outer", &OuterFlag, sizeof(OuterFlag));
+  uint32_t Inner = TM.addField("inner", &InnerFlag, sizeof(InnerFlag));
+  TM.setLoops(K, {{1, 3, Outer, 0}, {2, 1, Inner, 0}});
+  qdrt_module *M = TM.registered();
+  OuterRuns = InnerRuns = OuterStarts = 0;
+  launch(M, K, {1, 1, 1, 1, 1});
+  EXPECT_EQ(OuterStarts, 3);
+  EXPECT_EQ(OuterRuns, 3);
+  EXPECT_EQ(InnerRuns, 6);
+  Calls Got = calls();
+  Calls Inner2 = {"launch w_t2 n=1 s0", "copyToHost 4 s0", "synchronize s0"};
+  Calls Want = {"launch w_t0 n=1 s0"};
+  for (int I = 0; I < 3; ++I) {
+    Want.push_back("launch w_t1 n=1 s0");
+    for (int J = 0; J < 2; ++J)
+      Want.insert(Want.end(), Inner2.begin(), Inner2.end());
+    Want.insert(Want.end(),
+                {"launch w_t3 n=1 s0", "copyToHost 4 s0", "synchronize s0"});
+  }
+  Want.push_back("launch w_t4 n=1 s0");
+  ASSERT_GE(Got.size(), Want.size());
+  EXPECT_EQ(Calls(Got.end() - Want.size(), Got.end()), Want);
+}
+
 TEST_F(MockRuntimeTest, MalformedLoopTablesAreRefused) {
   TestModule TM("badloop");
   uint32_t K = TM.addKernel("w", groups({0, 0}), 8);
@@ -359,6 +403,24 @@ TEST_F(MockRuntimeTest, MalformedLoopTablesAreRefused) {
   EXPECT_EQ(qdrt_register_module(&Flag.desc(), &M), QDRT_ERROR);
   EXPECT_NE(std::string(qdrt_last_error()).find("do_while flag outside"),
             std::string::npos);
+  // A loop that starts inside another and ends after it does not nest.
+  TestModule Cross("crossloop");
+  K = Cross.addKernel("w", groups({0, 0, 0, 0}), 8);
+  Cross.setLoops(K,
+                 {{0, 2, QDRT_FLAG_IN_ARGS, 0}, {1, 2, QDRT_FLAG_IN_ARGS, 0}});
+  EXPECT_EQ(qdrt_register_module(&Cross.desc(), &M), QDRT_ERROR);
+  EXPECT_NE(std::string(qdrt_last_error()).find("out of order"),
+            std::string::npos);
+  // Nested loops, and a loop nested with the same tasks, are accepted.
+  TestModule Nest("nestloop");
+  K = Nest.addKernel("w", groups({0, 0, 0, 0}), 8);
+  Nest.setLoops(K, {{0, 3, QDRT_FLAG_IN_ARGS, 0},
+                    {0, 3, QDRT_FLAG_IN_ARGS, 0},
+                    {1, 1, QDRT_FLAG_IN_ARGS, 0},
+                    {2, 1, QDRT_FLAG_IN_ARGS, 0},
+                    {3, 1, QDRT_FLAG_IN_ARGS, 0}});
+  EXPECT_EQ(qdrt_register_module(&Nest.desc(), &M), QDRT_SUCCESS)
+      << qdrt_last_error();
 }
 
 TEST_F(MockRuntimeTest, PoolBoundIsEnforced) {

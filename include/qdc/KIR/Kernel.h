@@ -20,6 +20,7 @@
 
 #include "qdc/Support/SourceLoc.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -285,12 +286,21 @@ enum class TaskKind { Range, NdRange, Serial, Fused };
 llvm::StringRef getTaskKindName(TaskKind K);
 
 /// A `qd::graph::do_while` loop: tasks [FirstTask, FirstTask + NumTasks)
-/// of its kernel run, then run again while the flag is non-zero.
+/// of its kernel run, then run again while the flag is non-zero. A kernel
+/// keeps its loops in preorder: a loop comes before the loops nested in
+/// it, which lie within its tasks (two nested loops may have the same
+/// tasks); sibling loops do not overlap.
 struct GraphLoop {
   unsigned StmtId = 0; ///< the GraphLoop statement
   unsigned FirstTask = 0;
   unsigned NumTasks = 0;
+
+  unsigned getEndTask() const { return FirstTask + NumTasks; }
 };
+
+/// With Loops in preorder: the index just past the loops nested in
+/// Loops[I] (which follow it).
+size_t getLoopNestEnd(llvm::ArrayRef<GraphLoop> Loops, size_t I);
 
 /// A unit the runtime launches: one parallel loop, a run of consecutive
 /// serial statements, or (fuse-tasks) several small ones of those that one
@@ -346,7 +356,7 @@ struct Kernel {
 
   // Derived by the passes.
   std::vector<Task> Tasks;
-  /// The qd::graph::do_while loops, in task order.
+  /// The qd::graph::do_while loops, in preorder (GraphLoop).
   std::vector<GraphLoop> Loops;
   unsigned NumGroups = 0;
   /// Ids of shareable locals that every task recomputes, in source order.
