@@ -88,6 +88,12 @@ if "call_fork4_qdgraph_us" in q:
     g, h = q["call_fork4_qdgraph_us"], c["call_fork4_us"]
     print(f"| call: 4-group QD_GRAPH kernel (arguments updated, graph replayed) vs hand-written fork/join, host us/call | {g[0]:.2f} ({g[1]:.2f}..{g[2]:.2f}) | "
           f"{h[0]:.2f} ({h[1]:.2f}..{h[2]:.2f}) | {g[0]/h[0]:.3f} | <= 0.35 |")
+if "overlap_checks_ns" in q:
+    o, a, f = q["overlap_checks_ns"], q["call_fork4_arrays_us"], q["call_fork4_us"]
+    print(f"| call: the launch-time overlap checks of a 4-group call writing 4 ndarrays (6 pairs), host us, vs that call | {o[0]/1000:.4f} ({o[1]/1000:.4f}..{o[2]/1000:.4f}) | "
+          f"{a[0]:.2f} ({a[1]:.2f}..{a[2]:.2f}) (qdc) | {o[0]/1000/a[0]:.4f} | < 0.02 |")
+    print(f"| call: 4-group call writing 4 ndarrays vs the 4-group call without arguments, host us/call | {a[0]:.2f} ({a[1]:.2f}..{a[2]:.2f}) | "
+          f"{f[0]:.2f} ({f[1]:.2f}..{f[2]:.2f}) (qdc) | {a[0]/f[0]:.3f} | |")
 if "call_plain_interleaved_us" in q:
     l, r = q["call_plain_interleaved_us"], q["call_raw_interleaved_us"]
     print(f"| call: launcher vs raw cuLaunchKernel in one process, turns | {l[0]:.2f} ({l[1]:.2f}..{l[2]:.2f}) | "

@@ -11,6 +11,13 @@
 #include <functional>
 #include <vector>
 
+namespace qd::detail {
+/// What a launcher calls for each pair of ndarray parameters that groups
+/// write (<qd/detail/launcher.h>, which only clang compiles, declares it).
+void check_overlap_(const void *a, size_t a_bytes, const void *b,
+                    size_t b_bytes, const char *kernel, const char *what);
+} // namespace qd::detail
+
 namespace {
 
 struct Stat {
@@ -174,6 +181,29 @@ int main() {
     }
   }
   print("call_fork4_us", hostUsPerCall([&] { bench::empty4(1, On); }, S));
+  // The launch-time overlap check: a 4-group call whose groups write four
+  // ndarray parameters, and the launcher's 6 checks alone, timed on the
+  // host (nanoseconds per call's worth of checks).
+  {
+    qd::Ndarray<float, 1> A({1}), B({1}), C({1}), D({1});
+    print("call_fork4_arrays_us",
+          hostUsPerCall([&] { bench::empty4_arrays(1, A, B, C, D, On); }, S));
+    const void *P[] = {A.data(), B.data(), C.data(), D.data()};
+    std::vector<double> Ns;
+    constexpr int Calls = 100000;
+    for (int R = 0; R < 25; ++R) {
+      auto T0 = std::chrono::steady_clock::now();
+      for (int I = 0; I < Calls; ++I)
+        for (int X = 0; X < 4; ++X)
+          for (int Y = X + 1; Y < 4; ++Y)
+            qd::detail::check_overlap_(P[X], 4, P[Y], 4, "empty4_arrays",
+                                       "parameters");
+      auto T1 = std::chrono::steady_clock::now();
+      Ns.push_back(std::chrono::duration<double, std::nano>(T1 - T0).count() /
+                   Calls);
+    }
+    print("overlap_checks_ns", stat(Ns));
+  }
   // The same 4-group call recorded once with qd::capture and replayed.
   qd::Graph Fork4 = qd::capture(S, [&] { bench::empty4(1, On); });
   print("call_fork4_graph_us", hostUsPerCall([&] { Fork4.launch(S); }, S));
