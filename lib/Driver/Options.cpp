@@ -67,6 +67,11 @@ std::string toCLI11Spelling(llvm::StringRef Arg) {
     return "-O2";
   if (Arg == "-fdiagnostics-color")
     return "--fdiagnostics-color=always";
+  // -save-temps and --save-temps keep them in the current folder, as clang.
+  if (Arg == "-save-temps" || Arg == "--save-temps")
+    return "--save-temps=cwd";
+  if (Arg.starts_with("-save-temps="))
+    return "-" + Arg.str();
   for (llvm::StringRef Opt : SingleDashOptions)
     if (Arg == Opt || Arg.starts_with((Opt + "=").str()))
       return "-" + Arg.str();
@@ -217,6 +222,13 @@ struct Parser {
            "--fno-fuse-tasks", [this] { Opts.FuseTasks = false; },
            "Launch every task on its own")
         ->trigger_on_parse();
+    App.add_option("--save-temps", Opts.SaveTemps,
+                   "Keep the intermediate files of an object's compile (the "
+                   "device source, the launcher source, each GPU image) in "
+                   "the current folder (cwd, the default) or beside the "
+                   "object (obj)")
+        ->type_name("<where>")
+        ->check(CLI::IsMember({"cwd", "obj"}));
     App.add_flag("--MMD", MMD,
                  "As -MD, without the system headers (qdc's own, the C++ "
                  "library, -isystem folders)");

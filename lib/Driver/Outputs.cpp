@@ -120,6 +120,38 @@ static std::string getEmittedText(const DriverOptions &Opts,
   }
 }
 
+/// --save-temps: the intermediate files of an object's compile, as (path,
+/// contents), named after the input's stem in the current folder or
+/// beside the object.
+static std::vector<std::pair<std::string, std::string>>
+getSavedTemps(const DriverOptions &Opts, const OutputPaths &Paths,
+              Artifacts &A) {
+  llvm::SmallString<256> Dir;
+  if (Opts.SaveTemps == "obj")
+    Dir = llvm::sys::path::parent_path(Paths.Main);
+  std::string Stem = llvm::sys::path::stem(Opts.InputFile).str();
+  auto PathOf = [&](const std::string &Name) {
+    llvm::SmallString<256> Path(Dir);
+    llvm::sys::path::append(Path, Stem + Name);
+    return std::string(Path);
+  };
+  bool Cuda = llvm::any_of(Opts.OffloadArchs, [](const std::string &Arch) {
+    return getDialectForArch(Arch) == DeviceDialect::Cuda;
+  });
+  std::vector<std::pair<std::string, std::string>> Temps;
+  if (!A.Images.empty()) // none with --offload-arch=none
+    Temps.push_back({PathOf(Cuda ? ".device.cu" : ".device.hip"),
+                     std::move(A.DeviceSource)});
+  Temps.push_back({PathOf(".launcher.cpp"), std::move(A.LauncherSource)});
+  for (DeviceImage &I : A.Images) {
+    const char *Ext = I.ImageKind == DeviceImage::PTX     ? ".ptx"
+                      : I.ImageKind == DeviceImage::Cubin ? ".cubin"
+                                                          : ".hsaco";
+    Temps.push_back({PathOf("." + I.Arch + Ext), std::move(I.Data)});
+  }
+  return Temps;
+}
+
 static llvm::Error makeError(const llvm::Twine &Msg) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
@@ -199,6 +231,16 @@ int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
   if (Opts.Emit == EmitKind::Object) {
     Set.add(Paths.Header, std::move(A->Header));
     Set.add(Paths.Main, std::move(A->Object));
+    if (!Opts.SaveTemps.empty()) {
+      std::vector<std::pair<std::string, std::string>> Checked = Paths.list();
+      auto Temps = getSavedTemps(Opts, Paths, *A);
+      for (const auto &[Path, Text] : Temps)
+        Checked.push_back({"--save-temps", Path});
+      if (llvm::Error E = checkOutputPaths(Opts.InputFile, Checked))
+        return reportError(llvm::toString(std::move(E)));
+      for (auto &[Path, Text] : Temps)
+        Set.add(Path, std::move(Text));
+    }
   } else {
     Set.add(Paths.Main, getEmittedText(Opts, *A));
   }

@@ -58,6 +58,9 @@ struct DriverOptions {
   bool PlanAsDot = false;
   bool SyntaxOnly = false;
   bool FuseTasks = true; ///< -ffuse-tasks (the default), -fno-fuse-tasks
+  /// --save-temps[=cwd|obj]: keep the intermediate files in the current
+  /// folder ("cwd") or beside the object ("obj"); empty: not kept.
+  std::string SaveTemps;
   bool PrintIncludeDir = false;
   /// --version: after the versions, the tools found.
   bool PrintVersion = false;
