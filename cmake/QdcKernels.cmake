@@ -4,20 +4,85 @@
 # (<stem>.qd.h), adds the objects to <target>, makes the headers' folder an
 # include directory of <target>, and links libqdrt.
 #
+# Architectures: OFFLOAD_ARCH when given; else the target's
+# CUDA_ARCHITECTURES and HIP_ARCHITECTURES (initialized from
+# CMAKE_CUDA_ARCHITECTURES and CMAKE_HIP_ARCHITECTURES): 80 or 80-real is
+# sm_80, 90a sm_90a, native native, gfx90a gfx90a; all, all-major and OFF
+# leave qdc's default.
+#
+# A .qd in a subfolder of the current source folder gets its object and
+# header under the same subfolder of the output folder, and both folders
+# are include directories: `#include "kern.qd.h"` finds it. Two .qd files
+# of one target with the same name (a/kern.qd, b/kern.qd) are included as
+# "a/kern.qd.h" and "b/kern.qd.h" and get the namespaces a::kern and
+# b::kern (unless OPTIONS names one).
+#
 # QDC_EXECUTABLE names the qdc target to run (qdc::qdc from the installed
 # package, qdc in qdc's own build) and QDC_RUNTIME_TARGET the libqdrt
 # target to link (qdc::qdrt, or qdc::qdrt_static). QDC_KERNEL_DEPENDS, when
 # set (qdc's own build), lists files every object depends on besides its
 # depfile: the prelude headers, which depfiles leave out as system headers.
+
+# qdc's --offload-arch spelling of the CUDA and HIP architectures CMake
+# gives (a list); empty for those that leave qdc's default.
+function(_qdc_cmake_archs out cuda hip)
+  set(archs)
+  foreach(a IN LISTS cuda)
+    string(REGEX REPLACE "-(real|virtual)$" "" a "${a}")
+    if(a MATCHES "^[0-9]+[af]?$")
+      list(APPEND archs sm_${a})
+    elseif(a STREQUAL "native")
+      list(APPEND archs native)
+    endif()
+  endforeach()
+  foreach(a IN LISTS hip)
+    if(a MATCHES "^gfx[0-9a-f]+")
+      list(APPEND archs ${a})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES archs)
+  set(${out} "${archs}" PARENT_SCOPE)
+endfunction()
+
 function(qdc_add_kernels target)
   cmake_parse_arguments(ARG "" "" "OFFLOAD_ARCH;OPTIONS" ${ARGN})
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/qdc/${target})
   file(MAKE_DIRECTORY ${out_dir})
   set(arch_flags)
-  if(ARG_OFFLOAD_ARCH)
-    list(JOIN ARG_OFFLOAD_ARCH "," archs)
-    set(arch_flags --offload-arch=${archs})
+  set(archs ${ARG_OFFLOAD_ARCH})
+  if(NOT archs)
+    get_target_property(cuda_archs ${target} CUDA_ARCHITECTURES)
+    get_target_property(hip_archs ${target} HIP_ARCHITECTURES)
+    if(NOT cuda_archs AND DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(cuda_archs "${CMAKE_CUDA_ARCHITECTURES}")
+    endif()
+    if(NOT hip_archs AND DEFINED CMAKE_HIP_ARCHITECTURES)
+      set(hip_archs "${CMAKE_HIP_ARCHITECTURES}")
+    endif()
+    _qdc_cmake_archs(archs "${cuda_archs}" "${hip_archs}")
   endif()
+  if(archs)
+    list(JOIN archs "," joined)
+    set(arch_flags --offload-arch=${joined})
+  endif()
+  # Stems that two .qd files of the target share (this call's and those
+  # of earlier calls for the target).
+  get_property(stems TARGET ${target} PROPERTY QDC_KERNEL_STEMS)
+  set(shared)
+  foreach(source ${ARG_UNPARSED_ARGUMENTS})
+    get_filename_component(stem ${source} NAME_WE)
+    if(stem IN_LIST stems)
+      list(APPEND shared ${stem})
+    endif()
+    list(APPEND stems ${stem})
+  endforeach()
+  set_property(TARGET ${target} PROPERTY QDC_KERNEL_STEMS "${stems}")
+  set(names_namespace FALSE)
+  foreach(opt IN LISTS ARG_OPTIONS)
+    if(opt MATCHES "^--?namespace")
+      set(names_namespace TRUE)
+    endif()
+  endforeach()
   # What the target's own C++ sources are compiled with: its include
   # directories, definitions and C++ standard (generator expressions, so
   # that settings made after this call count too). A .qd is C++20 at
@@ -30,18 +95,42 @@ function(qdc_add_kernels target)
     "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>"
     "$<$<STREQUAL:${standard},23>:-std=c++23>"
     "$<$<STREQUAL:${standard},26>:-std=c++26>")
+  set(include_dirs ${out_dir})
   foreach(source ${ARG_UNPARSED_ARGUMENTS})
     get_filename_component(abs ${source} ABSOLUTE)
     get_filename_component(stem ${source} NAME_WE)
-    set(object ${out_dir}/${stem}.o)
-    set(header ${out_dir}/${stem}.qd.h)
+    # The subfolder of the current source folder the .qd is in, if any.
+    get_filename_component(dir ${abs} DIRECTORY)
+    file(RELATIVE_PATH rel ${CMAKE_CURRENT_SOURCE_DIR} ${dir})
+    if(rel MATCHES "^\\.\\.")
+      set(rel "")
+    endif()
+    set(obj_dir ${out_dir})
+    if(rel)
+      set(obj_dir ${out_dir}/${rel})
+      file(MAKE_DIRECTORY ${obj_dir})
+      list(APPEND include_dirs ${obj_dir})
+    endif()
+    set(object ${obj_dir}/${stem}.o)
+    set(header ${obj_dir}/${stem}.qd.h)
+    set(namespace_flag)
+    if(stem IN_LIST shared AND NOT names_namespace)
+      if(NOT rel)
+        message(FATAL_ERROR "qdc_add_kernels(${target}): two .qd files "
+          "named ${stem}.qd; put them in different subfolders of "
+          "${CMAKE_CURRENT_SOURCE_DIR}, or name a namespace in OPTIONS")
+      endif()
+      string(REGEX REPLACE "[^A-Za-z0-9_/]" "_" ns "${rel}/${stem}")
+      string(REPLACE "/" "::" ns "${ns}")
+      set(namespace_flag --namespace=${ns})
+    endif()
     # The depfile lists every header the .qd includes, so editing one
     # rebuilds exactly the objects that include it.
     add_custom_command(
       OUTPUT ${object} ${header}
       COMMAND ${QDC_EXECUTABLE} ${abs} -o ${object} -H ${header}
               -MD -MF ${object}.d -MT ${object}
-              ${target_flags} ${arch_flags} ${ARG_OPTIONS}
+              ${target_flags} ${arch_flags} ${namespace_flag} ${ARG_OPTIONS}
       DEPENDS ${abs} $<TARGET_FILE:${QDC_EXECUTABLE}> ${QDC_KERNEL_DEPENDS}
       DEPFILE ${object}.d
       COMMENT "qdc ${source}"
@@ -49,6 +138,7 @@ function(qdc_add_kernels target)
       VERBATIM)
     target_sources(${target} PRIVATE ${object} ${header})
   endforeach()
-  target_include_directories(${target} PRIVATE ${out_dir})
+  list(REMOVE_DUPLICATES include_dirs)
+  target_include_directories(${target} PRIVATE ${include_dirs})
   target_link_libraries(${target} PRIVATE ${QDC_RUNTIME_TARGET})
 endfunction()

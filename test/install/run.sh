@@ -20,6 +20,15 @@ cmake -S "$work/src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 ninja -C "$work/build" >/dev/null
 QD_ARCH=cpu LD_LIBRARY_PATH="$work/prefix/lib" "$work/build/app"
+# CMAKE_CUDA_ARCHITECTURES reached qdc; the two kern.qd have their own
+# objects and namespaces.
+commands=$(ninja -C "$work/build" -t commands)
+for want in "--offload-arch=sm_80,sm_90" "qdc/app/a/kern.o" "--namespace=a::kern" \
+            "qdc/app/b/kern.o" "--namespace=b::kern"; do
+  if ! echo "$commands" | grep -q -e "$want"; then
+    echo "FAIL: no qdc command has $want"; exit 1
+  fi
+done
 
 # Nothing to do right after a build.
 if ninja -C "$work/build" -n | grep -q 'qdc '; then
@@ -55,12 +64,14 @@ cmake -S "$work/src" -B "$work/build-moved" -G Ninja -DCMAKE_BUILD_TYPE=Release 
   -DCMAKE_PREFIX_PATH="$moved" >/dev/null
 ninja -C "$work/build-moved" >/dev/null
 QD_ARCH=cpu LD_LIBRARY_PATH="$moved/lib" "$work/build-moved/app"
-mkdir -p "$work/by-hand"
+mkdir -p "$work/by-hand/a" "$work/by-hand/b"
 (cd "$work/src" && "$moved/bin/qdc" fill.qd -o "$work/by-hand/fill.o" --offload-arch=sm_80,gfx90a \
-  && "$moved/bin/qdc" -I include -DAPP_BIAS=0.5f scale.qd -o "$work/by-hand/scale.o")
+  && "$moved/bin/qdc" -I include -DAPP_BIAS=0.5f scale.qd -o "$work/by-hand/scale.o" \
+  && "$moved/bin/qdc" a/kern.qd --namespace=a::kern -o "$work/by-hand/a/kern.o" \
+  && "$moved/bin/qdc" b/kern.qd --namespace=b::kern -o "$work/by-hand/b/kern.o")
 c++ -std=c++17 -I "$moved/include" -I "$work/by-hand" "$work/src/main.cpp" \
-  "$work/by-hand/fill.o" "$work/by-hand/scale.o" -L "$moved/lib" -lqdrt \
-  -o "$work/by-hand/app"
+  "$work/by-hand/fill.o" "$work/by-hand/scale.o" "$work/by-hand/a/kern.o" \
+  "$work/by-hand/b/kern.o" -L "$moved/lib" -lqdrt -o "$work/by-hand/app"
 QD_ARCH=cpu LD_LIBRARY_PATH="$moved/lib" "$work/by-hand/app"
 echo "moved prefix: ok"
 echo "install tree: ok"
