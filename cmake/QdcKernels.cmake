@@ -17,6 +17,11 @@
 # "a/kern.qd.h" and "b/kern.qd.h" and get the namespaces a::kern and
 # b::kern (unless OPTIONS names one).
 #
+# clangd: unless QDC_WRITE_CLANGD is OFF, the call writes a .clangd file
+# into the current source folder that makes clangd read .qd files as qdc
+# does (what `qdc --print-clangd-config` prints), unless a .clangd that qdc
+# did not write is there.
+#
 # QDC_EXECUTABLE names the qdc target to run (qdc::qdc from the installed
 # package, qdc in qdc's own build) and QDC_RUNTIME_TARGET the libqdrt
 # target to link (qdc::qdrt, or qdc::qdrt_static). QDC_KERNEL_DEPENDS, when
@@ -42,6 +47,37 @@ function(_qdc_cmake_archs out cuda hip)
   endforeach()
   list(REMOVE_DUPLICATES archs)
   set(${out} "${archs}" PARENT_SCOPE)
+endfunction()
+
+# The .clangd of the current source folder (see above), once per folder.
+function(_qdc_write_clangd)
+  if(DEFINED QDC_WRITE_CLANGD AND NOT QDC_WRITE_CLANGD)
+    return()
+  endif()
+  get_property(done DIRECTORY PROPERTY QDC_CLANGD_WRITTEN)
+  if(done)
+    return()
+  endif()
+  set_property(DIRECTORY PROPERTY QDC_CLANGD_WRITTEN TRUE)
+  set(clangd ${CMAKE_CURRENT_SOURCE_DIR}/.clangd)
+  set(marker "# Written by qdc")
+  if(EXISTS ${clangd})
+    file(STRINGS ${clangd} first LIMIT_COUNT 1)
+    if(NOT first MATCHES "^${marker}")
+      message(STATUS "qdc: ${clangd} is not qdc's; left as it is")
+      return()
+    endif()
+  endif()
+  # The same text as qdc --print-clangd-config; the headers' folder is the
+  # runtime's include directory, which is qdc's.
+  set(include "$<TARGET_PROPERTY:${QDC_RUNTIME_TARGET},INTERFACE_INCLUDE_DIRECTORIES>")
+  file(GENERATE OUTPUT ${clangd} CONTENT
+"${marker} --print-clangd-config: clangd reads .qd files as qdc does.
+If:
+  PathMatch: .*\\.qd
+CompileFlags:
+  Add: [-xc++, -std=c++20, -isystem, \"$<JOIN:${include},\", -isystem, \">\", -D__QDC__=1]
+")
 endfunction()
 
 function(qdc_add_kernels target)
@@ -140,5 +176,6 @@ function(qdc_add_kernels target)
   endforeach()
   list(REMOVE_DUPLICATES include_dirs)
   target_include_directories(${target} PRIVATE ${include_dirs})
+  _qdc_write_clangd()
   target_link_libraries(${target} PRIVATE ${QDC_RUNTIME_TARGET})
 endfunction()

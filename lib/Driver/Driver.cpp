@@ -123,6 +123,19 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
     llvm::outs() << Tools.getPreludeDir() << '\n';
     return 0;
   }
+  if (Opts.PrintClangdConfig) {
+    // What qdc's parse of a .qd adds to a C++ compile (getParseArgs), for
+    // clangd, which otherwise cannot tell what a .qd file is. In a CMake
+    // project clangd borrows a C++ file's command for a .qd; the flags
+    // added here come after it and win.
+    llvm::outs() << "# Written by qdc --print-clangd-config: clangd reads .qd "
+                    "files as qdc does.\n"
+                 << "If:\n  PathMatch: .*\\.qd\n"
+                 << "CompileFlags:\n  Add: [-xc++, -std=" << Opts.Tools.Std
+                 << ", -isystem, \"" << Tools.getPreludeDir()
+                 << "\", -D__QDC__=1]\n";
+    return 0;
+  }
   if (Opts.PrintPasses) {
     for (const PassInfo &P : getPasses())
       llvm::outs() << llvm::left_justify(P.Name, 24) << P.Description << '\n';

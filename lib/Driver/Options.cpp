@@ -276,6 +276,9 @@ struct Parser {
     App.add_flag("--version", ShowVersion, "Print the version and exit");
     App.add_flag("--print-include-dir", Opts.PrintIncludeDir,
                  "Print the folder that holds <qd/qd.h> and exit");
+    App.add_flag("--print-clangd-config", Opts.PrintClangdConfig,
+                 "Print a .clangd file that makes clangd read .qd files as "
+                 "qdc does (C++20, qdc's headers) and exit");
     App.add_flag("--print-passes", Opts.PrintPasses,
                  "List the KIR passes in pipeline order and exit");
     App.add_option("--stop-after", Opts.StopAfter,

@@ -17,7 +17,7 @@ mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 cp -r "$here/project" "$work/src"
 cmake -S "$work/src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+  -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 ninja -C "$work/build" >/dev/null
 QD_ARCH=cpu LD_LIBRARY_PATH="$work/prefix/lib" "$work/build/app"
 # CMAKE_CUDA_ARCHITECTURES reached qdc; the two kern.qd have their own
@@ -29,6 +29,28 @@ for want in "--offload-arch=sm_80,sm_90" "qdc/app/a/kern.o" "--namespace=a::kern
     echo "FAIL: no qdc command has $want"; exit 1
   fi
 done
+
+# clangd reads the .qd files through the .clangd qdc_add_kernels wrote,
+# with the compile commands of the project's C++ files: no error in them,
+# an error in a broken one.
+if ! head -1 "$work/src/.clangd" | grep -q '^# Written by qdc'; then
+  echo "FAIL: qdc_add_kernels wrote no .clangd"; exit 1
+fi
+if command -v clangd >/dev/null 2>&1; then
+  for f in fill.qd scale.qd a/kern.qd; do
+    if ! clangd --compile-commands-dir="$work/build" --check="$work/src/$f" 2>&1 |
+        grep -q 'All checks completed, 0 errors'; then
+      echo "FAIL: clangd reports errors in $f"; exit 1
+    fi
+  done
+  printf '#include <qd/qd.h>\nQD_KERNEL void k() { undeclared_name = 1; }\n' > "$work/src/broken.qd"
+  if clangd --compile-commands-dir="$work/build" --check="$work/src/broken.qd" 2>&1 |
+      grep -q 'All checks completed, 0 errors'; then
+    echo "FAIL: clangd finds no error in broken.qd"; exit 1
+  fi
+  rm "$work/src/broken.qd"
+  echo "clangd: ok"
+fi
 
 # Nothing to do right after a build.
 if ninja -C "$work/build" -n | grep -q 'qdc '; then

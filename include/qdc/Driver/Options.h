@@ -62,6 +62,7 @@ struct DriverOptions {
   /// folder ("cwd") or beside the object ("obj"); empty: not kept.
   std::string SaveTemps;
   bool PrintIncludeDir = false;
+  bool PrintClangdConfig = false; ///< --print-clangd-config
   /// --version: after the versions, the tools found.
   bool PrintVersion = false;
   bool PrintPasses = false;
