@@ -108,12 +108,19 @@ static std::string getSourceName(llvm::StringRef InputPath,
 static llvm::Error runClang(std::vector<std::string> Args,
                             const std::string &InputName,
                             const std::string &Source,
-                            clang::FrontendAction &Action, bool Verbose,
+                            clang::FrontendAction &Action,
+                            const ToolchainOptions &TO,
                             const std::string &OutputPath = {}) {
   initializeTargets();
   Args.push_back(InputName);
-  if (Verbose)
+  if (TO.Verbose)
     echoCommand("compiling", Args);
+  if (TO.PrintCommandsOnly) {
+    if (!OutputPath.empty())
+      Args.insert(Args.end(), {"-o", OutputPath});
+    printQuotedCommand(Args);
+    return llvm::Error::success();
+  }
   llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> Diags =
       createStderrDiagnostics();
   // The user saw the warnings about their code when it was parsed; these
@@ -152,25 +159,31 @@ static llvm::Error runClang(std::vector<std::string> Args,
 static llvm::Expected<std::string>
 runClangToBuffer(std::vector<std::string> Args, const std::string &InputName,
                  const std::string &Source, clang::FrontendAction &Action,
-                 bool Verbose, const char *Ext, const llvm::Twine &What) {
+                 const ToolchainOptions &TO, const char *Ext,
+                 const llvm::Twine &What) {
   TempFile Out;
   if (llvm::Error E = Out.create(Ext))
     return std::move(E);
   if (llvm::Error E = runClang(std::move(Args), InputName, Source, Action,
-                               Verbose, Out.path()))
+                               TO, Out.path()))
     return std::move(E);
   return Out.read(What);
 }
 
 /// Runs a program; its output goes into the error when it fails.
-static llvm::Error runTool(llvm::ArrayRef<std::string> Args, bool Verbose) {
+static llvm::Error runTool(llvm::ArrayRef<std::string> Args,
+                           const ToolchainOptions &TO) {
   if (Args.empty() || Args[0].empty())
     return makeError("a tool qdc needs was not found");
   TempFile Log;
   if (llvm::Error E = Log.create("log"))
     return E;
-  if (Verbose)
+  if (TO.Verbose)
     echoCommand("running", Args);
+  if (TO.PrintCommandsOnly) {
+    printQuotedCommand(Args);
+    return llvm::Error::success();
+  }
   std::vector<llvm::StringRef> Argv(Args.begin(), Args.end());
   std::string LogPath = Log.path();
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt, LogPath, LogPath};
@@ -194,7 +207,7 @@ llvm::Expected<std::string> Compiler::compileToPtx(const std::string &Source,
   auto Action =
       withImplicitHostDevice(std::make_unique<clang::EmitAssemblyAction>());
   return runClangToBuffer(Args, getSourceName(InputPath, T, Arch), Source,
-                          *Action, Tools.getOptions().Verbose, "ptx",
+                          *Action, Tools.getOptions(), "ptx",
                           "the PTX for " + Arch);
 }
 
@@ -206,14 +219,14 @@ Compiler::compileToLLVM(const std::string &Source, const TargetHooks &T,
   auto Action =
       withImplicitHostDevice(std::make_unique<clang::EmitLLVMAction>());
   return runClangToBuffer(Args, getSourceName(InputPath, T, Arch), Source,
-                          *Action, Tools.getOptions().Verbose, "ll",
+                          *Action, Tools.getOptions(), "ll",
                           "the LLVM IR for " + Arch);
 }
 
 llvm::Expected<std::string>
 Compiler::compileToHsaco(const std::string &Source, const TargetHooks &T,
                          llvm::StringRef Arch) const {
-  bool Verbose = Tools.getOptions().Verbose;
+  const ToolchainOptions &TO = Tools.getOptions();
   std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
   Args.push_back("-c");
   auto Action =
@@ -224,12 +237,12 @@ Compiler::compileToHsaco(const std::string &Source, const TargetHooks &T,
   if (llvm::Error E = Hsaco.create("hsaco"))
     return std::move(E);
   if (llvm::Error E = runClang(Args, getSourceName(InputPath, T, Arch), Source,
-                               *Action, Verbose, Object.path()))
+                               *Action, TO, Object.path()))
     return std::move(E);
   if (Tools.getLld().empty())
     return makeError("ld.lld was not found; it links the HSACO for " + Arch);
   if (llvm::Error E =
-          runTool(Tools.getLldArgs(Object.path(), Hsaco.path()), Verbose))
+          runTool(Tools.getLldArgs(Object.path(), Hsaco.path()), TO))
     return std::move(E);
   return Hsaco.read("the HSACO for " + Arch);
 }
@@ -249,7 +262,7 @@ llvm::Expected<std::string> Compiler::assemblePtx(const std::string &Ptx,
     OS << Ptx;
   }
   if (llvm::Error E = runTool(Tools.getPtxasArgs(Arch, In.path(), Out.path()),
-                              Tools.getOptions().Verbose))
+                              Tools.getOptions()))
     return std::move(E);
   return Out.read("the SASS for " + Arch);
 }
@@ -260,8 +273,10 @@ Compiler::compileHostObject(const std::string &Source,
   llvm::LLVMContext Context;
   clang::EmitLLVMOnlyAction Action(&Context);
   if (llvm::Error E = runClang(Tools.getHostArgs(), InputPath + ".host.cpp",
-                               Source, Action, Tools.getOptions().Verbose))
+                               Source, Action, Tools.getOptions()))
     return std::move(E);
+  if (Tools.getOptions().PrintCommandsOnly)
+    return std::string();
   std::unique_ptr<llvm::Module> Mod = Action.takeModule();
   if (!Mod)
     return makeError("no code for " + InputPath);

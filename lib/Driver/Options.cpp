@@ -65,6 +65,8 @@ std::string toCLI11Spelling(llvm::StringRef Arg) {
     return "-O1";
   if (Arg == "-Os" || Arg == "-Oz")
     return "-O2";
+  if (Arg == "-###") // clang's and nvcc's: print the commands, run none
+    return "--print-commands-only";
   if (Arg == "-fdiagnostics-color")
     return "--fdiagnostics-color=always";
   // -save-temps and --save-temps keep them in the current folder, as clang.
@@ -273,6 +275,10 @@ struct Parser {
         ->allow_extra_args(false)
         ->group("");
     App.add_flag("-v", Opts.Tools.Verbose, "Show the commands qdc runs");
+    App.add_flag("--print-commands-only", Opts.Tools.PrintCommandsOnly,
+                 "Print the commands qdc would run after the parse, and run "
+                 "none of them; write nothing (spelled -###)")
+        ->group("");
     App.add_flag("--version", ShowVersion, "Print the version and exit");
     App.add_flag("--print-include-dir", Opts.PrintIncludeDir,
                  "Print the folder that holds <qd/qd.h> and exit");

@@ -245,5 +245,7 @@ int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
     Set.add(Paths.Main, getEmittedText(Opts, *A));
   }
   addDepfile(Set, Opts, Paths, Dependencies);
+  if (Opts.Tools.PrintCommandsOnly) // -###: nothing is written
+    return 0;
   return Set.commit();
 }

@@ -204,6 +204,8 @@ std::optional<kir::Module> FrontendSession::parseSource() {
     return std::nullopt;
   if (P->Opts.Tools->getOptions().Verbose)
     echoCommand("parsing", P->Args);
+  if (P->Opts.Tools->getOptions().PrintCommandsOnly)
+    printQuotedCommand(P->Args);
   clang::CompilerInstance &CI = P->CI;
   if (!CI.createTarget())
     return std::nullopt;

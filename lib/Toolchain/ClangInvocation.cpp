@@ -44,6 +44,19 @@ void qdc::echoCommand(llvm::StringRef What, llvm::ArrayRef<std::string> Args) {
   llvm::errs() << '\n';
 }
 
+void qdc::printQuotedCommand(llvm::ArrayRef<std::string> Args) {
+  for (const std::string &A : Args) {
+    llvm::errs() << " \"";
+    for (char C : A) {
+      if (C == '"' || C == '\\' || C == '$')
+        llvm::errs() << '\\';
+      llvm::errs() << C;
+    }
+    llvm::errs() << '"';
+  }
+  llvm::errs() << '\n';
+}
+
 std::shared_ptr<clang::CompilerInvocation>
 qdc::createCompilerInvocation(llvm::ArrayRef<std::string> Args,
                               clang::DiagnosticsEngine &Diags) {

@@ -36,6 +36,10 @@ llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> createStderrDiagnostics();
 /// For -v: prints `qdc: <What> with: <Args...>` to stderr.
 void echoCommand(llvm::StringRef What, llvm::ArrayRef<std::string> Args);
 
+/// Prints Args to stderr each in double quotes on one line, as clang's
+/// -### does.
+void printQuotedCommand(llvm::ArrayRef<std::string> Args);
+
 /// The compile job the clang driver makes of Args (argv[0] first), as an
 /// invocation; null when the arguments are not one compile (the reasons are
 /// printed through Diags).

@@ -52,6 +52,9 @@ struct ToolchainOptions {
   /// others given to the frontend's Clang.
   std::vector<std::string> Warnings;
   bool Verbose = false;
+  /// -###: print each command (quoted, as clang's -### does) instead of
+  /// running it; only the parse runs, and nothing is written.
+  bool PrintCommandsOnly = false;
 };
 
 /// The GPU dialect of a device compile, chosen by the offload arch.
