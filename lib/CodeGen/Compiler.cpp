@@ -105,12 +105,10 @@ static std::string getSourceName(llvm::StringRef InputPath,
 
 /// Runs Action on Source, seen by Clang as the file InputName, with
 /// Args; OutputPath, when given, is where the action writes.
-static llvm::Error runClang(std::vector<std::string> Args,
-                            const std::string &InputName,
-                            const std::string &Source,
-                            clang::FrontendAction &Action,
-                            const ToolchainOptions &TO,
-                            const std::string &OutputPath = {}) {
+static llvm::Error
+runClang(std::vector<std::string> Args, const std::string &InputName,
+         const std::string &Source, clang::FrontendAction &Action,
+         const ToolchainOptions &TO, const std::string &OutputPath = {}) {
   initializeTargets();
   Args.push_back(InputName);
   if (TO.Verbose)
@@ -164,8 +162,8 @@ runClangToBuffer(std::vector<std::string> Args, const std::string &InputName,
   TempFile Out;
   if (llvm::Error E = Out.create(Ext))
     return std::move(E);
-  if (llvm::Error E = runClang(std::move(Args), InputName, Source, Action,
-                               TO, Out.path()))
+  if (llvm::Error E =
+          runClang(std::move(Args), InputName, Source, Action, TO, Out.path()))
     return std::move(E);
   return Out.read(What);
 }
