@@ -116,7 +116,10 @@ void qd::detail::check_array(uint64_t Generation, bool Released,
     throw Error(call_name(Kind, Op) +
                 ": the memory was released: the array this view was made "
                 "from is gone");
-  check_generation(Generation, call_name(Kind, Op).c_str());
+  // Every array argument of every kernel call comes here: the name is
+  // built only when the check fails.
+  if (Generation && Generation != rt::currentGeneration())
+    check_generation(Generation, call_name(Kind, Op).c_str());
 }
 
 void qd::detail::throw_shape_mismatch(const char *What, const int64_t *Dst,
