@@ -44,7 +44,7 @@ public:
 
   llvm::Expected<Artifacts> run() {
     Out.DeviceSource = deviceSource(getHooksForDeviceSource(Opts.OffloadArchs));
-    Out.Header = generateHeader(M, Opts.Namespace);
+    Out.Header = generateHeader(M, Opts.Namespace, Opts.InputPath);
     if (Opts.Stage == CodeGenStage::Sources)
       return std::move(Out);
     if (Opts.Stage == CodeGenStage::DeviceIR) {

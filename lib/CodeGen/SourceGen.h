@@ -53,7 +53,8 @@ std::string generateLauncherSource(const kir::Module &M,
                                    llvm::ArrayRef<DeviceImage> Images);
 
 /// The public header: kernel functions and field handles in Namespace.
-std::string generateHeader(const kir::Module &M, llvm::StringRef Namespace);
+std::string generateHeader(const kir::Module &M, llvm::StringRef Namespace,
+                           llvm::StringRef InputPath);
 
 } // namespace qdc::codegen
 

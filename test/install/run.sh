@@ -49,6 +49,13 @@ if command -v clangd >/dev/null 2>&1; then
     echo "FAIL: clangd finds no error in broken.qd"; exit 1
   fi
   rm "$work/src/broken.qd"
+  # The installed qdc-lsp (with the qdc beside it) sends go-to-definition
+  # on main.cpp's call of fill::fill to the kernel in fill.qd.
+  def=$(cd "$work/src" && python3 "$here/../qdc/Driver/Inputs/lsp_client.py" main.cpp 6:10 -- \
+    "$work/prefix/bin/qdc-lsp" --compile-commands-dir="$work/build" --log=error 2>/dev/null)
+  if [ "$def" != "def $work/src/fill.qd:3" ]; then
+    echo "FAIL: qdc-lsp's definition of fill::fill is '$def'"; exit 1
+  fi
   echo "clangd: ok"
 fi
 
