@@ -86,6 +86,9 @@ void qd::rt::validateModule(const qdrt_module_desc &D) {
       if (GL.first_task < First || GL.num_tasks == 0 || End > KD.num_tasks ||
           (!Open.empty() && End > Open.back()))
         Fail(Name + " has do_while loops out of order or beyond its tasks");
+      if (Open.size() >= QDRT_MAX_LOOP_DEPTH)
+        Fail(Name + " has do_while loops nested more than " +
+             std::to_string(QDRT_MAX_LOOP_DEPTH) + " deep");
       First = GL.first_task;
       Open.push_back(uint32_t(End));
       bool InArgs = GL.flag_field == QDRT_FLAG_IN_ARGS;

@@ -67,12 +67,16 @@ typedef struct qdrt_task_desc {
 /** The flag of a do_while loop is a field (flag_field), not a parameter. */
 #define QDRT_FLAG_IN_ARGS UINT32_MAX
 
+/** The deepest nesting of do_while loops a kernel may have. */
+#define QDRT_MAX_LOOP_DEPTH 16
+
 /**
  * A `qd::graph::do_while` loop of a kernel: its tasks [first_task,
  * first_task + num_tasks) (counted from the kernel's first task) run, then
  * run again while the int32_t flag is non-zero. Loops nest: a kernel lists
  * them in preorder, a loop before the loops inside it, whose tasks lie
- * within its own (maybe all of them); sibling loops do not overlap. The flag is field
+ * within its own (maybe all of them), at most QDRT_MAX_LOOP_DEPTH deep;
+ * sibling loops do not overlap. The flag is field
  * flag_field of the module, or, when flag_field is QDRT_FLAG_IN_ARGS, the
  * int32_t that the pointer at byte flag_offset of the argument block
  * points to (a 0-d ndarray parameter's data).

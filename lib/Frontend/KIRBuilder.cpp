@@ -227,11 +227,11 @@ private:
       if (isStreamParallelBlock(S)) {
         kir::Stmt Block = makeStmt(S, kir::StmtKind::Block);
         unsigned Outer = CurrentBlock;
-        bool OuterLoop = std::exchange(InGraphLoop, false);
+        unsigned OuterLoops = std::exchange(GraphLoopDepth, 0);
         CurrentBlock = Block.Id;
         buildList(cast<clang::IfStmt>(S)->getThen(), Block.Body);
         CurrentBlock = Outer;
-        InGraphLoop = OuterLoop;
+        GraphLoopDepth = OuterLoops;
         Out.push_back(std::move(Block));
         continue;
       }
@@ -246,16 +246,18 @@ private:
     kir::Stmt Loop = makeStmt(W, kir::StmtKind::GraphLoop);
     SerializeNext = false;
     // Loops nest; a loop in a stream-parallel block does not.
-    const char *Misplaced = CurrentBlock != kir::Stmt::NoParent && !InGraphLoop
-                                ? "a QD_STREAM_PARALLEL block"
-                                : nullptr;
-    Rules.checkGraphLoop(W, Call, FD, K.IsGraph, Misplaced, Loop);
-    bool Outer = std::exchange(InGraphLoop, true);
+    const char *Misplaced =
+        CurrentBlock != kir::Stmt::NoParent && !GraphLoopDepth
+            ? "a QD_STREAM_PARALLEL block"
+            : nullptr;
+    Rules.checkGraphLoop(W, Call, FD, K.IsGraph, Misplaced, GraphLoopDepth,
+                         Loop);
+    ++GraphLoopDepth;
     unsigned OuterBlock = CurrentBlock;
     CurrentBlock = Loop.Id;
     buildList(W->getBody(), Loop.Body);
     CurrentBlock = OuterBlock;
-    InGraphLoop = Outer;
+    --GraphLoopDepth;
     return Loop;
   }
 
@@ -802,8 +804,8 @@ private:
   unsigned Branches = 0;
   unsigned NextId = 0;
   unsigned CurrentBlock = kir::Stmt::NoParent;
-  /// Building a qd::graph::do_while loop's body.
-  bool InGraphLoop = false;
+  /// How many qd::graph::do_while bodies the statement being built is in.
+  unsigned GraphLoopDepth = 0;
   /// The top-level loop being walked, if any.
   kir::Stmt *CurrentLoop = nullptr;
   /// The statement before was `qd::loop_config({.serialize = true})`.

@@ -9,6 +9,8 @@
 
 #include "Sema.h"
 
+#include "qd/abi.h"
+
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -340,10 +342,14 @@ static void findGraphLoopJumps(const clang::Stmt *S, SourceInfo &Src,
 void Sema::checkGraphLoop(const clang::WhileStmt *W,
                           const clang::CallExpr *Call,
                           const clang::FunctionDecl *Kernel, bool IsGraph,
-                          const char *Misplaced, kir::Stmt &Built) {
+                          const char *Misplaced, unsigned Depth,
+                          kir::Stmt &Built) {
   std::string Name = Kernel->getNameAsString();
   if (Misplaced)
     Diags.report(DiagID::err_do_while_nested, Built.Loc) << Name << Misplaced;
+  else if (Depth >= QDRT_MAX_LOOP_DEPTH)
+    Diags.report(DiagID::err_do_while_too_deep, Built.Loc)
+        << std::to_string(QDRT_MAX_LOOP_DEPTH);
   else if (!IsGraph)
     Diags.report(DiagID::err_do_while_not_graph, Built.Loc) << Name;
   findGraphLoopJumps(W->getBody(), Src, Diags);

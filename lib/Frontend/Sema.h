@@ -83,12 +83,14 @@ public:
                        llvm::ArrayRef<const clang::Expr *> Bounds);
 
   /// `while (qd::graph::do_while(flag))` W in kernel Kernel: a QD_GRAPH
-  /// kernel (IsGraph), at its top level (Misplaced names what it is inside
-  /// otherwise), no condition variable, a flag that is a 0-d int32_t
-  /// ndarray parameter or field (set in Built), and no jump out of its body.
+  /// kernel (IsGraph), at its top level or in another loop's body
+  /// (Misplaced names what it is inside otherwise), inside at most
+  /// MaxGraphLoopDepth - 1 other loops (Depth of them), no condition
+  /// variable, a flag that is a 0-d int32_t ndarray parameter or field (set
+  /// in Built), and no jump out of its body.
   void checkGraphLoop(const clang::WhileStmt *W, const clang::CallExpr *Call,
                       const clang::FunctionDecl *Kernel, bool IsGraph,
-                      const char *Misplaced, kir::Stmt &Built);
+                      const char *Misplaced, unsigned Depth, kir::Stmt &Built);
   /// Call is not a qd::graph::do_while: those that stand as a top-level
   /// while's condition are never walked.
   void checkNoDoWhile(const clang::CallExpr *Call);

@@ -113,8 +113,7 @@ static void printLoops(llvm::ArrayRef<GraphLoop> Loops, llvm::StringRef What,
                        unsigned Indent, llvm::raw_ostream &OS) {
   for (const GraphLoop &L : Loops)
     OS.indent(Indent) << "do-while stmt " << L.StmtId << ": " << What << " ["
-                      << L.FirstTask << ", " << L.FirstTask + L.NumTasks
-                      << ")\n";
+                      << L.FirstTask << ", " << L.getEndTask() << ")\n";
 }
 
 static void printTask(const Task &T, unsigned Indent, llvm::raw_ostream &OS) {

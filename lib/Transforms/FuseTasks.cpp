@@ -19,9 +19,9 @@
 // A run is consecutive tasks of one group that can be fused. A
 // qd::graph::do_while loop whose tasks can all be fused joins a run
 // whole, with the loops nested in it: the fused task then repeats those
-// parts itself, with no graph node or host round trip per iteration. Other loops keep their tasks,
-// which fuse among themselves, and a run never crosses into or out of
-// them.
+// parts itself, with no graph node or host round trip per iteration.
+// Other loops keep their tasks, which fuse among themselves, and a run
+// never crosses into or out of them.
 //
 // -fno-fuse-tasks (Module::FuseTasks) leaves the tasks as form-tasks made
 // them.
@@ -77,7 +77,7 @@ private:
     std::vector<Unit> Units;
     size_t L = 0;
     for (unsigned I = Begin; I < End;) {
-      if (L < Loops.size() && Loops[L].FirstTask == I && Loops[L].NumTasks) {
+      if (L < Loops.size() && Loops[L].FirstTask == I) {
         size_t Nest = getLoopNestEnd(Loops, L);
         Units.push_back({I, Loops[L].NumTasks, Loops.slice(L, Nest - L)});
         I += Loops[L].NumTasks;

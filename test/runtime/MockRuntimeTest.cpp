@@ -411,6 +411,14 @@ TEST_F(MockRuntimeTest, MalformedLoopTablesAreRefused) {
   EXPECT_EQ(qdrt_register_module(&Cross.desc(), &M), QDRT_ERROR);
   EXPECT_NE(std::string(qdrt_last_error()).find("out of order"),
             std::string::npos);
+  // At most QDRT_MAX_LOOP_DEPTH loops nest.
+  TestModule Deep("deeploop");
+  K = Deep.addKernel("w", groups({0}), 8);
+  Deep.setLoops(K, std::vector<qdrt_graph_loop>(QDRT_MAX_LOOP_DEPTH + 1,
+                                                {0, 1, QDRT_FLAG_IN_ARGS, 0}));
+  EXPECT_EQ(qdrt_register_module(&Deep.desc(), &M), QDRT_ERROR);
+  EXPECT_NE(std::string(qdrt_last_error()).find("nested more than 16 deep"),
+            std::string::npos);
   // Nested loops, and a loop nested with the same tasks, are accepted.
   TestModule Nest("nestloop");
   K = Nest.addKernel("w", groups({0, 0, 0, 0}), 8);
