@@ -68,22 +68,24 @@ def main():
                 break
         next_id += 1
     if not positions:
-        quiet = time.time() + 3
+        quiet = time.time() + 15
         server_fd = server.stdout
         import select
         while time.time() < deadline:
             ready, _, _ = select.select([server_fd], [], [], max(0, quiet - time.time()))
             if not ready:
-                if published is not None and any(d.get("source") == "qdc" for d in published):
+                # Done at qdc's diagnostics, or after a quiet spell once
+                # something was published.
+                if published is not None and (
+                        time.time() >= quiet or
+                        any(d.get("source") == "qdc" for d in published)):
                     break
-                if time.time() > quiet and published is not None:
-                    quiet = time.time() + 3
                 continue
             message = receive()
             if message.get("method") == "textDocument/publishDiagnostics" and \
                     message["params"]["uri"] == uri:
                 published = message["params"]["diagnostics"]
-                quiet = time.time() + 3
+                quiet = time.time() + 15
         for d in published or []:
             start = d["range"]["start"]
             print("diag %d:%d %s %s" % (start["line"], start["character"],
