@@ -26,13 +26,17 @@
 
 #if defined(__clang__)
 #define QD_ANNOTATE_(what) __attribute__((annotate(what)))
+// Its generated launcher calls a kernel: one in an unnamed namespace is not
+// an unused function (-Wunused-function).
+#define QD_CALLED_BY_LAUNCHER_ __attribute__((unused))
 #else
 #define QD_ANNOTATE_(what)
+#define QD_CALLED_BY_LAUNCHER_
 #endif
 
 /// A kernel: `QD_KERNEL void name(params) { ... }`. Its top-level loops run
 /// in parallel, its other top-level statements serially, in order.
-#define QD_KERNEL QD_ANNOTATE_("qd.kernel")
+#define QD_KERNEL QD_ANNOTATE_("qd.kernel") QD_CALLED_BY_LAUNCHER_
 
 /// `QD_ASSERT(cond, "message")` in device code: when cond is false, the
 /// thread records the failure and the task's threads stop their

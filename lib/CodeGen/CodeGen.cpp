@@ -40,7 +40,7 @@ class ArtifactBuilder {
 public:
   ArtifactBuilder(const kir::Module &M, const CodeGenOptions &Opts,
                   const Toolchain &Tools)
-      : M(M), Opts(Opts), Tools(Tools), C(Tools, Opts.InputPath) {}
+      : M(M), Opts(Opts), Tools(Tools), C(Tools, Opts.InputPath, Opts.Warnings) {}
 
   llvm::Expected<Artifacts> run() {
     Out.DeviceSource = deviceSource(getHooksForDeviceSource(Opts.OffloadArchs));

@@ -14,11 +14,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compiler.h"
+#include "DeviceLinkage.h"
 #include "ImplicitHostDevice.h"
 #include "OptimizationLimit.h"
 #include "TargetHooks.h"
 
 #include "qdc/Toolchain/ClangInvocation.h"
+#include "qdc/Toolchain/WarningLog.h"
 
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -103,13 +105,45 @@ static std::string getSourceName(llvm::StringRef InputPath,
   return (InputPath + "." + Arch + T.getSourceExtension()).str();
 }
 
+namespace {
+/// What one compile of generated code needs besides its command line.
+struct CompileJob {
+  const ToolchainOptions &Options;
+  /// The warnings printed about the .qd so far.
+  WarningLog &Warnings;
+  /// What it compiles for, as clang's summary line names it: "sm_80",
+  /// "host".
+  llvm::StringRef Target;
+  /// A device image: only its kernels stay external (DeviceLinkage.h).
+  bool Device = true;
+};
+} // namespace
+
+/// Prints clang's summary of what a compile for one target printed, as
+/// clang does for each side of a CUDA compile.
+static void printSummary(const clang::DiagnosticConsumer &Client,
+                         llvm::StringRef Target) {
+  unsigned W = Client.getNumWarnings(), E = Client.getNumErrors();
+  if (!W && !E)
+    return;
+  llvm::raw_ostream &OS = llvm::errs();
+  if (W)
+    OS << W << (W == 1 ? " warning" : " warnings");
+  if (W && E)
+    OS << " and ";
+  if (E)
+    OS << E << (E == 1 ? " error" : " errors");
+  OS << " generated when compiling for " << Target << ".\n";
+}
+
 /// Runs Action on Source, seen by Clang as the file InputName, with
 /// Args; OutputPath, when given, is where the action writes.
 static llvm::Error
 runClang(std::vector<std::string> Args, const std::string &InputName,
          const std::string &Source, clang::FrontendAction &Action,
-         const ToolchainOptions &TO, const std::string &OutputPath = {}) {
+         const CompileJob &Job, const std::string &OutputPath = {}) {
   initializeTargets();
+  const ToolchainOptions &TO = Job.Options;
   Args.push_back(InputName);
   if (TO.Verbose)
     echoCommand("compiling", Args);
@@ -121,9 +155,6 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
   }
   llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> Diags =
       createStderrDiagnostics();
-  // The user saw the warnings about their code when it was parsed; these
-  // would be about qdc's own output or the CUDA version.
-  Diags->setIgnoreAllWarnings(true);
   std::shared_ptr<clang::CompilerInvocation> Inv =
       createCompilerInvocation(Args, *Diags);
   if (!Inv)
@@ -134,14 +165,23 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
   if (!OutputPath.empty())
     Inv->getFrontendOpts().OutputFile = OutputPath;
   addOptimizationLimit(Inv->getCodeGenOpts());
+  if (Job.Device)
+    addDeviceInternalization(Inv->getCodeGenOpts());
   // A diagnostic here is at a line of the user's source (#line), but the
   // text beside it is generated: no source lines are quoted.
   Inv->getDiagnosticOpts().ShowCarets = false;
   clang::CompilerInstance CI;
   CI.setInvocation(std::move(Inv));
-  CI.createDiagnostics();
-  enableOptimizationLimitWarning(CI.getDiagnostics());
-  if (!CI.ExecuteAction(Action)) {
+  // The warnings run as the user asked; those about qdc's generated code,
+  // and those the parse (or an earlier compile) printed, are not printed.
+  CI.createDiagnostics(
+      createWarningLogPrinter(CI.getDiagnosticOpts(), Job.Warnings,
+                              WarningFilter::UserCodeOnce, InputName)
+          .release(),
+      /*ShouldOwnClient=*/true);
+  bool OK = CI.ExecuteAction(Action);
+  printSummary(*CI.getDiagnostics().getClient(), Job.Target);
+  if (!OK) {
     // InputName is <input>.<target>.<extension>; the user never sees that
     // file, only the errors above at their own lines.
     llvm::StringRef Stem = llvm::sys::path::stem(InputName);
@@ -157,13 +197,13 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
 static llvm::Expected<std::string>
 runClangToBuffer(std::vector<std::string> Args, const std::string &InputName,
                  const std::string &Source, clang::FrontendAction &Action,
-                 const ToolchainOptions &TO, const char *Ext,
+                 const CompileJob &Job, const char *Ext,
                  const llvm::Twine &What) {
   TempFile Out;
   if (llvm::Error E = Out.create(Ext))
     return std::move(E);
   if (llvm::Error E =
-          runClang(std::move(Args), InputName, Source, Action, TO, Out.path()))
+          runClang(std::move(Args), InputName, Source, Action, Job, Out.path()))
     return std::move(E);
   return Out.read(What);
 }
@@ -205,7 +245,7 @@ llvm::Expected<std::string> Compiler::compileToPtx(const std::string &Source,
   auto Action =
       withImplicitHostDevice(std::make_unique<clang::EmitAssemblyAction>());
   return runClangToBuffer(Args, getSourceName(InputPath, T, Arch), Source,
-                          *Action, Tools.getOptions(), "ptx",
+                          *Action, {Tools.getOptions(), Warnings, Arch}, "ptx",
                           "the PTX for " + Arch);
 }
 
@@ -217,7 +257,7 @@ Compiler::compileToLLVM(const std::string &Source, const TargetHooks &T,
   auto Action =
       withImplicitHostDevice(std::make_unique<clang::EmitLLVMAction>());
   return runClangToBuffer(Args, getSourceName(InputPath, T, Arch), Source,
-                          *Action, Tools.getOptions(), "ll",
+                          *Action, {Tools.getOptions(), Warnings, Arch}, "ll",
                           "the LLVM IR for " + Arch);
 }
 
@@ -235,7 +275,7 @@ Compiler::compileToHsaco(const std::string &Source, const TargetHooks &T,
   if (llvm::Error E = Hsaco.create("hsaco"))
     return std::move(E);
   if (llvm::Error E = runClang(Args, getSourceName(InputPath, T, Arch), Source,
-                               *Action, TO, Object.path()))
+                               *Action, {TO, Warnings, Arch}, Object.path()))
     return std::move(E);
   if (Tools.getLld().empty())
     return makeError("ld.lld was not found; it links the HSACO for " + Arch);
@@ -270,8 +310,9 @@ Compiler::compileHostObject(const std::string &Source,
                             llvm::StringRef PublicPrefix) const {
   llvm::LLVMContext Context;
   clang::EmitLLVMOnlyAction Action(&Context);
-  if (llvm::Error E = runClang(Tools.getHostArgs(), InputPath + ".host.cpp",
-                               Source, Action, Tools.getOptions()))
+  if (llvm::Error E =
+          runClang(Tools.getHostArgs(), InputPath + ".host.cpp", Source, Action,
+                   {Tools.getOptions(), Warnings, "host", /*Device=*/false}))
     return std::move(E);
   if (Tools.getOptions().PrintCommandsOnly)
     return std::string();

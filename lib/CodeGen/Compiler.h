@@ -16,6 +16,7 @@
 #define QDC_LIB_CODEGEN_COMPILER_H
 
 #include "qdc/Toolchain/Toolchain.h"
+#include "qdc/Toolchain/WarningLog.h"
 
 #include "llvm/Support/Error.h"
 
@@ -30,9 +31,14 @@ class TargetHooks;
 class Compiler {
 public:
   /// InputPath is the .qd file: generated sources are seen by Clang as
-  /// files beside it, so that its `#include "..."` lines resolve.
-  Compiler(const Toolchain &Tools, llvm::StringRef InputPath)
-      : Tools(Tools), InputPath(InputPath) {}
+  /// files beside it, so that its `#include "..."` lines resolve. Warnings
+  /// holds what was printed about it already (null: nothing was).
+  Compiler(const Toolchain &Tools, llvm::StringRef InputPath,
+           WarningLog *Warnings = nullptr)
+      : Tools(Tools), InputPath(InputPath),
+        Warnings(Warnings ? *Warnings : OwnWarnings) {}
+  Compiler(const Compiler &) = delete;
+  Compiler &operator=(const Compiler &) = delete;
 
   /// A CUDA-dialect translation unit to PTX for Arch ("sm_80").
   llvm::Expected<std::string> compileToPtx(const std::string &Source,
@@ -61,6 +67,8 @@ public:
 private:
   const Toolchain &Tools;
   std::string InputPath;
+  WarningLog OwnWarnings;
+  WarningLog &Warnings;
 };
 
 } // namespace qdc::codegen

@@ -52,8 +52,34 @@ std::string SourceText::lineDirective(unsigned Offset) const {
          "\n" + std::string(getColumn(Offset) - 1, ' ');
 }
 
+/// Text without the spaces and comments at its start.
+static llvm::StringRef skipSpaceAndComments(llvm::StringRef Text) {
+  while (true) {
+    Text = Text.ltrim();
+    if (Text.starts_with("//"))
+      Text = Text.drop_until([](char C) { return C == '\n'; });
+    else if (size_t End = Text.find("*/", 2); Text.starts_with("/*"))
+      Text = End == llvm::StringRef::npos ? "" : Text.drop_front(End + 2);
+    else
+      return Text;
+  }
+}
+
+llvm::StringRef SourceText::terminator(kir::TextRange R) const {
+  llvm::StringRef Stmt = slice(R).rtrim();
+  if (Stmt.ends_with(";"))
+    return "";
+  // A block (`{...}`, a loop or `if` ending in one) needs none, and one more
+  // would be an empty statement at the user's line; `x = T{1}` needs the
+  // `;` that follows it in the .qd.
+  if (Stmt.ends_with("}") &&
+      !skipSpaceAndComments(Text.substr(R.End)).starts_with(";"))
+    return "";
+  return ";";
+}
+
 std::string SourceText::snippet(kir::TextRange R) const {
-  return lineDirective(R.Begin) + slice(R).str() + ";\n";
+  return lineDirective(R.Begin) + slice(R).str() + terminator(R).str() + "\n";
 }
 
 std::string codegen::getStringLiteral(llvm::StringRef Data) {

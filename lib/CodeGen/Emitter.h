@@ -40,8 +40,13 @@ public:
   /// A newline, a #line directive for Offset, then padding to its column:
   /// the next text starts exactly where it stood in the .qd.
   std::string lineDirective(unsigned Offset) const;
-  /// R's text at its own line and column, ended by `;` and a newline.
+  /// R's text at its own line and column, ended by terminator(R) and a
+  /// newline.
   std::string snippet(kir::TextRange R) const;
+  /// What ends statement R as the .qd ends it: `;` when its range stops
+  /// before its semicolon (an expression statement's does), nothing when it
+  /// holds it or ends with a block.
+  llvm::StringRef terminator(kir::TextRange R) const;
 
 private:
   unsigned getLine(unsigned Offset) const;

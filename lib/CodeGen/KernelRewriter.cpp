@@ -374,7 +374,8 @@ private:
       Out += Src.slice({Pos, At}).str() + Qualifier.str();
       Pos = At;
     }
-    return Out + Src.slice({Pos, Loop.LoopBody.End}).str() + ";\n";
+    return Out + Src.slice({Pos, Loop.LoopBody.End}).str() +
+           Src.terminator(Loop.LoopBody).str() + "\n";
   }
 
   /// Parameters and recomputed locals, at the start of every task.

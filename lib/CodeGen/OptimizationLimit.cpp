@@ -18,8 +18,6 @@
 #include "OptimizationLimit.h"
 
 #include "clang/Basic/CodeGenOptions.h"
-#include "clang/Basic/Diagnostic.h"
-#include "clang/Basic/DiagnosticIDs.h"
 
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
@@ -74,13 +72,4 @@ void qdc::codegen::addOptimizationLimit(clang::CodeGenOptions &Opts) {
           MPM.addPass(OptimizationLimitPass());
         });
   });
-}
-
-void qdc::codegen::enableOptimizationLimitWarning(
-    clang::DiagnosticsEngine &Diags) {
-  Diags.setIgnoreAllWarnings(false);
-  Diags.setSeverityForAll(clang::diag::Flavor::WarningOrError,
-                          clang::diag::Severity::Ignored);
-  Diags.setSeverityForGroup(clang::diag::Flavor::WarningOrError, "pass-failed",
-                            clang::diag::Severity::Warning);
 }

@@ -20,7 +20,6 @@
 
 namespace clang {
 class CodeGenOptions;
-class DiagnosticsEngine;
 } // namespace clang
 
 namespace qdc::codegen {
@@ -33,10 +32,6 @@ constexpr unsigned MaxOptimizedBlocks = 8192;
 /// Adds the limit to the optimization pipeline of Opts: a function over it
 /// is marked `optnone` before the first pass, and a warning is reported.
 void addOptimizationLimit(clang::CodeGenOptions &Opts);
-
-/// Lets the limit's warning through Diags, which otherwise ignores the
-/// warnings of qdc's own generated code.
-void enableOptimizationLimitWarning(clang::DiagnosticsEngine &Diags);
 
 } // namespace qdc::codegen
 

@@ -242,7 +242,8 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
   // Index checks report through the module's assertion record.
   M->UsesAsserts = M->UsesAsserts || Opts.Tools.CheckIndices;
   return writeOutputs(Opts, Paths, *M, Tools,
-                      Session.getDependencies(!Opts.UserDepsOnly));
+                      Session.getDependencies(!Opts.UserDepsOnly),
+                      Session.getWarningLog());
 }
 
 /// An LLVM fatal error (a construct a back end cannot compile) ends qdc with

@@ -54,9 +54,9 @@ constexpr llvm::StringLiteral SingleDashOptions[] = {"-MMD",
                                                      "-gencode"};
 
 std::string toCLI11Spelling(llvm::StringRef Arg) {
-  // -W<name>, -Wno-<name>: qdc's own warnings, or passed to the frontend.
-  if (Arg.starts_with("-W") && Arg.size() > 2 && Arg != "-Werror" &&
-      !Arg.starts_with("-Werror="))
+  // -W<name>, -Wno-<name>, -Werror=<name>, -Wno-error=<name>: qdc's own
+  // warnings, or passed to Clang.
+  if (Arg.starts_with("-W") && Arg.size() > 2 && Arg != "-Werror")
     return "--warning=" + Arg.drop_front(2).str();
   if (Arg == "-use_fast_math") // nvcc's short spelling of --use_fast_math
     return "--use_fast_math";

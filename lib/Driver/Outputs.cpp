@@ -214,7 +214,8 @@ void qdc::addDepfile(OutputSet &Set, const DriverOptions &Opts,
 
 int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
                       const kir::Module &M, const Toolchain &Tools,
-                      const std::vector<std::string> &Dependencies) {
+                      const std::vector<std::string> &Dependencies,
+                      WarningLog &Warnings) {
   if (int RC = checkRequest(Opts))
     return RC;
   CodeGenOptions CG;
@@ -222,6 +223,7 @@ int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
   CG.Namespace = getGeneratedNamespace(Opts.InputFile, Opts.Namespace);
   CG.OffloadArchs = Opts.OffloadArchs;
   CG.Stage = getStage(Opts.Emit);
+  CG.Warnings = &Warnings;
   llvm::Expected<Artifacts> A = emit(M, CG, Tools);
   if (!A)
     return reportError(llvm::toString(A.takeError()));

@@ -15,6 +15,7 @@
 #include "qdc/Driver/Options.h"
 #include "qdc/KIR/Kernel.h"
 #include "qdc/Toolchain/Toolchain.h"
+#include "qdc/Toolchain/WarningLog.h"
 
 #include <string>
 #include <vector>
@@ -47,10 +48,12 @@ void addDepfile(OutputSet &Set, const DriverOptions &Opts,
 
 /// Runs code generation as far as Opts.Emit needs and writes what it asks
 /// for (not the KIR and stream-plan dumps) to Paths. Dependencies lists
-/// every file the input read, for the depfile. Returns the exit code.
+/// every file the input read, for the depfile; Warnings, the warnings the
+/// parse printed. Returns the exit code.
 int writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
                  const kir::Module &M, const Toolchain &Tools,
-                 const std::vector<std::string> &Dependencies);
+                 const std::vector<std::string> &Dependencies,
+                 WarningLog &Warnings);
 
 } // namespace qdc
 

@@ -132,6 +132,8 @@ public:
 struct FrontendSession::Impl {
   FrontendOptions Opts;
   std::vector<std::string> Args;
+  /// Before CI: its diagnostics consumer writes here.
+  WarningLog Warnings;
   clang::CompilerInstance CI;
   std::unique_ptr<ClangDiagSink> Sink;
   /// Receives diagnostics when no invocation could be made.
@@ -165,15 +167,29 @@ struct FrontendSession::Impl {
         llvm::MemoryBuffer::getMemBufferCopy(Opts.InputText, Opts.InputFile)
             .release());
     CI.setInvocation(std::move(Inv));
-    CI.createDiagnostics();
+    CI.createDiagnostics(createWarningLogPrinter(CI.getDiagnosticOpts(),
+                                                 Warnings, WarningFilter::None)
+                             .release(),
+                         /*ShouldOwnClient=*/true);
     Sink = std::make_unique<ClangDiagSink>(CI.getDiagnostics());
     Diags = std::make_unique<DiagEngine>(*Sink);
     Diags->setSourceOrder(true);
     Diags->setWarningsAsErrors(Opts.Tools->getOptions().WarningsAsErrors);
     Diags->setIgnoreWarnings(Opts.Tools->getOptions().IgnoreWarnings);
-    for (const std::string &W : Opts.Tools->getOptions().Warnings)
-      if (W == "stream-race" || W == "no-stream-race")
-        Diags->setWarningEnabled(DiagID::warn_stream_race, W == "stream-race");
+    for (const std::string &W : Opts.Tools->getOptions().Warnings) {
+      if (!isQdcWarningOption(W))
+        continue;
+      llvm::StringRef Name = W;
+      if (Name.consume_front("error=")) { // as clang: on, and an error
+        Diags->setWarningEnabled(DiagID::warn_stream_race, true);
+        Diags->setWarningAsError(DiagID::warn_stream_race, true);
+      } else if (Name.consume_front("no-error=")) {
+        Diags->setWarningAsError(DiagID::warn_stream_race, false);
+      } else {
+        Diags->setWarningEnabled(DiagID::warn_stream_race,
+                                 !Name.starts_with("no-"));
+      }
+    }
     return true;
   }
 };
@@ -228,6 +244,8 @@ std::optional<kir::Module> FrontendSession::parseSource() {
 }
 
 DiagEngine &FrontendSession::getDiags() { return *P->Diags; }
+
+WarningLog &FrontendSession::getWarningLog() { return P->Warnings; }
 
 unsigned FrontendSession::getNumErrors() const {
   if (!P->InvocationOK)

@@ -101,9 +101,13 @@ void DiagEngine::emit(Diagnostic D) {
       return;
   } else {
     if (D.Level == DiagLevel::Warning) {
+      bool AsError = WarningsAsErrors;
+      for (auto [ID, V] : ErrorOverrides)
+        if (ID == D.ID)
+          AsError = V;
       if (IgnoreWarnings || llvm::is_contained(Disabled, D.ID))
         D.Level = DiagLevel::Ignored;
-      else if (WarningsAsErrors)
+      else if (AsError)
         D.Level = DiagLevel::Error;
     }
     LastWasIgnored = D.Level == DiagLevel::Ignored;

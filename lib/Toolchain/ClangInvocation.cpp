@@ -63,6 +63,11 @@ qdc::createCompilerInvocation(llvm::ArrayRef<std::string> Args,
   std::vector<const char *> Argv;
   for (const std::string &A : Args)
     Argv.push_back(A.c_str());
+  // The driver's own warnings (an unknown CUDA version) follow the command
+  // line's -W options, as in clang.
+  std::unique_ptr<clang::DiagnosticOptions> DiagOpts =
+      clang::CreateAndPopulateDiagOpts(Argv);
+  clang::ProcessWarningOptions(Diags, *DiagOpts, /*ReportDiags=*/false);
   clang::driver::Driver TheDriver(Argv[0], llvm::sys::getDefaultTargetTriple(),
                                   Diags);
   // Generated sources are mapped into the file system, not on disk.

@@ -197,37 +197,61 @@ void Toolchain::appendPreprocessorArgs(std::vector<std::string> &Args) const {
     Args.insert(Args.end(), {"-include", File});
 }
 
+bool qdc::isQdcWarningOption(llvm::StringRef W) {
+  if (!W.consume_front("error=") && !W.consume_front("no-error="))
+    W.consume_front("no-");
+  return W == "stream-race";
+}
+
 std::vector<std::string> Toolchain::getParseArgs(llvm::StringRef Input,
                                                  bool Color) const {
   std::vector<std::string> Args = {ClangDriver, "-fsyntax-only", "-x", "c++",
                                    "-std=" + Opts.Std};
   Args.push_back(Color ? "-fcolor-diagnostics" : "-fno-color-diagnostics");
-  // qdc runs Clang on a deep stack (runDriver): Clang's warning that its
-  // usual 8 MiB run low would be wrong.
-  Args.push_back("-Wno-stack-exhausted");
   Args.insert(Args.end(),
               {"-isystem", PreludeDir, "-include", "qd/qd.h", "-D__QDC__=1"});
   appendPreprocessorArgs(Args);
-  if (Opts.WarningsAsErrors)
-    Args.push_back("-Werror");
-  if (Opts.IgnoreWarnings)
-    Args.push_back("-w");
+  appendWarningArgs(Args);
   if (Opts.FastMath)
     Args.push_back("-ffast-math"); // __FAST_MATH__, as in the compiles
-  for (const std::string &W : Opts.Warnings)
-    if (W != "stream-race" && W != "no-stream-race")
-      Args.push_back("-W" + W);
   Args.push_back(Input.str());
   return Args;
 }
 
+void Toolchain::appendWarningArgs(std::vector<std::string> &Args) const {
+  // qdc runs Clang on a deep stack (runDriver): Clang's warning that its
+  // usual 8 MiB run low would be wrong.
+  Args.push_back("-Wno-stack-exhausted");
+  if (Opts.WarningsAsErrors)
+    Args.push_back("-Werror");
+  if (Opts.IgnoreWarnings)
+    Args.push_back("-w");
+  for (const std::string &W : Opts.Warnings)
+    if (!isQdcWarningOption(W))
+      Args.push_back("-W" + W);
+}
+
 std::vector<std::string> Toolchain::getCommonCompileArgs() const {
   std::vector<std::string> Args = {ClangDriver, "-std=" + Opts.Std,
-                                   "-O" + std::to_string(Opts.OptLevel), "-w",
+                                   "-O" + std::to_string(Opts.OptLevel),
                                    // A system folder: its functions keep
                                    // their attributes (ImplicitHostDevice).
                                    "-isystem", PreludeDir};
   appendPreprocessorArgs(Args);
+  // The user's, as in the parse: what is printed is chosen as it is
+  // printed (WarningLog.h). Whether a declaration is used, and what it
+  // shadows, are questions about the whole .qd as written, which only the
+  // parse sees: a device compile has none of the host code, a kernel's
+  // locals are declared again in each task (used in some), and its
+  // parameters become locals.
+  appendWarningArgs(Args);
+  Args.insert(Args.end(),
+              {"-Wno-shadow-all", "-Wno-unused-variable",
+               "-Wno-unused-const-variable", "-Wno-unused-but-set-variable",
+               "-Wno-unused-parameter", "-Wno-unused-function",
+               "-Wno-unused-member-function", "-Wno-unused-template",
+               "-Wno-unused-local-typedef", "-Wno-unused-private-field",
+               "-Wno-unneeded-internal-declaration"});
   Args.push_back("-D__QDC__=1");
   if (Opts.CheckIndices)
     Args.push_back("-DQD_DEBUG=1");

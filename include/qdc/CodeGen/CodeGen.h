@@ -17,6 +17,7 @@
 
 #include "qdc/KIR/Kernel.h"
 #include "qdc/Toolchain/Toolchain.h"
+#include "qdc/Toolchain/WarningLog.h"
 
 #include "llvm/Support/Error.h"
 
@@ -49,6 +50,9 @@ struct CodeGenOptions {
   std::string Namespace;
   std::vector<std::string> OffloadArchs = {"sm_80"};
   CodeGenStage Stage = CodeGenStage::Object;
+  /// The warnings already printed about the input: the compiles print
+  /// only new ones at its lines. Null: a log of this run's own.
+  WarningLog *Warnings = nullptr;
 };
 
 struct Artifacts {

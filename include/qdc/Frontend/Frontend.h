@@ -19,6 +19,7 @@
 #include "qdc/KIR/Kernel.h"
 #include "qdc/Support/Diagnostic.h"
 #include "qdc/Toolchain/Toolchain.h"
+#include "qdc/Toolchain/WarningLog.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -55,6 +56,10 @@ public:
 
   /// Diagnostics for later stages, printed as Clang prints its own.
   DiagEngine &getDiags();
+
+  /// The warnings printed so far: the later compiles of the same input
+  /// print only new ones (WarningLog.h).
+  WarningLog &getWarningLog();
 
   /// Errors so far: Clang's and qdc's.
   unsigned getNumErrors() const;

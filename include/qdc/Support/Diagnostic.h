@@ -110,6 +110,11 @@ public:
     else
       Disabled.push_back(ID);
   }
+  /// -Werror=<name> (true), -Wno-error=<name> (false): whether that
+  /// warning is an error, whatever -Werror says.
+  void setWarningAsError(DiagID ID, bool V) {
+    ErrorOverrides.emplace_back(ID, V);
+  }
 
   DiagBuilder report(DiagID ID, const SourceLoc &Loc) {
     return DiagBuilder(*this, ID, Loc);
@@ -136,6 +141,8 @@ private:
   DiagSink &Sink;
   std::vector<Diagnostic> Pending;
   std::vector<DiagID> Disabled;
+  /// In the order given: the last one for an ID counts.
+  std::vector<std::pair<DiagID, bool>> ErrorOverrides;
   bool SourceOrder = false;
   bool WarningsAsErrors = false;
   bool IgnoreWarnings = false;

@@ -57,6 +57,11 @@ struct ToolchainOptions {
   bool PrintCommandsOnly = false;
 };
 
+/// Whether W, an entry of ToolchainOptions::Warnings, names qdc's own
+/// warning (stream-race: `stream-race`, `no-stream-race`,
+/// `error=stream-race`, `no-error=stream-race`) rather than Clang's.
+bool isQdcWarningOption(llvm::StringRef W);
+
 /// The GPU dialect of a device compile, chosen by the offload arch.
 enum class DeviceDialect { Cuda, Hip };
 
@@ -118,6 +123,8 @@ private:
   std::vector<std::string> getCommonCompileArgs() const;
   /// -I, -isystem, -D, -U and -include, as the user gave them.
   void appendPreprocessorArgs(std::vector<std::string> &Args) const;
+  /// The user's warning options (-W..., -Werror, -w) and qdc's own.
+  void appendWarningArgs(std::vector<std::string> &Args) const;
 
   ToolchainOptions Opts;
   std::string PreludeDir;

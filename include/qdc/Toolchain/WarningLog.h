@@ -1,0 +1,70 @@
+//===- WarningLog.h - Each warning about the user's code once ---*- C++ -*-===//
+//
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// One .qd is compiled several times: parsed as C++, then its generated
+// sources compiled for each device architecture and for the host, every
+// time with the user's warning options. The later compiles see the user's
+// code again (kernel statements once per task) beside qdc's generated code,
+// and find what only they can: code under `#ifdef __CUDA_ARCH__`, back-end
+// warnings such as the optimization limit's. The log holds what was printed
+// about the user's files; a later compile prints a warning only when it is
+// at a line of one of them and was not printed yet. Clang types are only
+// declared here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDC_TOOLCHAIN_WARNINGLOG_H
+#define QDC_TOOLCHAIN_WARNINGLOG_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+
+namespace clang {
+class DiagnosticConsumer;
+class DiagnosticOptions;
+} // namespace clang
+
+namespace qdc {
+
+class WarningLog {
+public:
+  /// Records warning ID printed at File:Line; false when it was
+  /// already. Neither the message nor the column is kept: a type may be
+  /// spelled differently in the generated code (`int64_t` for
+  /// `std::tuple_element<...>::type`), and a warning at a generated
+  /// declaration (the optimization limit's) is at the column of its name,
+  /// which differs between the device and host code of one kernel.
+  bool insert(llvm::StringRef File, unsigned Line, unsigned ID);
+
+private:
+  std::set<std::tuple<std::string, unsigned, unsigned>> Printed;
+};
+
+/// Which diagnostics a WarningLog printer prints.
+enum class WarningFilter {
+  /// Everything (the parse of the .qd), each warning recorded.
+  None,
+  /// Errors; a warning or remark (with its notes) only at a line of a file
+  /// of the user's (not GeneratedFile, nor a `<...>` name qdc gives its
+  /// generated regions) that the log does not hold yet.
+  UserCodeOnce,
+};
+
+/// A consumer that prints as clang's TextDiagnosticPrinter does, with Opts,
+/// what Filter lets through, and records the warnings it prints in Log.
+/// Its counts (getNumWarnings, getNumErrors) are of what it printed.
+std::unique_ptr<clang::DiagnosticConsumer>
+createWarningLogPrinter(clang::DiagnosticOptions &Opts, WarningLog &Log,
+                        WarningFilter Filter,
+                        llvm::StringRef GeneratedFile = "");
+
+} // namespace qdc
+
+#endif // QDC_TOOLCHAIN_WARNINGLOG_H
