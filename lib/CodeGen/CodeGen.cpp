@@ -19,6 +19,7 @@
 #include "SourceGen.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/Path.h"
 
 #include <map>
 
@@ -40,7 +41,8 @@ class ArtifactBuilder {
 public:
   ArtifactBuilder(const kir::Module &M, const CodeGenOptions &Opts,
                   const Toolchain &Tools)
-      : M(M), Opts(Opts), Tools(Tools), C(Tools, Opts.InputPath, Opts.Warnings) {}
+      : M(M), Opts(Opts), Tools(Tools),
+        C(Tools, Opts.InputPath, Opts.Warnings) {}
 
   llvm::Expected<Artifacts> run() {
     Out.DeviceSource = deviceSource(getHooksForDeviceSource(Opts.OffloadArchs));
@@ -64,8 +66,20 @@ public:
       return std::move(Out);
     llvm::Expected<std::string> Object = C.compileHostObject(
         Out.LauncherSource, names::getMangledPrefix(Opts.Namespace));
-    if (!Object)
-      return Object.takeError();
+    if (!Object) {
+      // The parse checked the .qd's own names (findGlobalDeclaration);
+      // the runtime's headers bring in the C library's.
+      if (!C.isLibraryName(Opts.Namespace))
+        return Object.takeError();
+      llvm::consumeError(Object.takeError());
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          "the namespace qdc generates for " +
+              llvm::sys::path::filename(Opts.InputPath) + ", '" +
+              Opts.Namespace +
+              "', is declared at global scope by the C or C++ library "
+              "headers; choose another with --namespace");
+    }
     Out.Object = std::move(*Object);
     return std::move(Out);
   }

@@ -25,6 +25,7 @@
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/FrontendActions.h"
 #include "clang/Lex/PreprocessorOptions.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -116,6 +117,8 @@ struct CompileJob {
   llvm::StringRef Target;
   /// A device image: only its kernels stay external (DeviceLinkage.h).
   bool Device = true;
+  /// Nothing is printed: a probe whose failure is the answer.
+  bool Quiet = false;
 };
 } // namespace
 
@@ -174,13 +177,18 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
   CI.setInvocation(std::move(Inv));
   // The warnings run as the user asked; those about qdc's generated code,
   // and those the parse (or an earlier compile) printed, are not printed.
-  CI.createDiagnostics(
-      createWarningLogPrinter(CI.getDiagnosticOpts(), Job.Warnings,
-                              WarningFilter::UserCodeOnce, InputName)
-          .release(),
-      /*ShouldOwnClient=*/true);
+  if (Job.Quiet)
+    CI.createDiagnostics(new clang::DiagnosticConsumer(), // counts only
+                         /*ShouldOwnClient=*/true);
+  else
+    CI.createDiagnostics(
+        createWarningLogPrinter(CI.getDiagnosticOpts(), Job.Warnings,
+                                WarningFilter::UserCodeOnce, InputName)
+            .release(),
+        /*ShouldOwnClient=*/true);
   bool OK = CI.ExecuteAction(Action);
-  printSummary(*CI.getDiagnostics().getClient(), Job.Target);
+  if (!Job.Quiet)
+    printSummary(*CI.getDiagnostics().getClient(), Job.Target);
   if (!OK) {
     // InputName is <input>.<target>.<extension>; the user never sees that
     // file, only the errors above at their own lines.
@@ -303,6 +311,21 @@ llvm::Expected<std::string> Compiler::assemblePtx(const std::string &Ptx,
                               Tools.getOptions()))
     return std::move(E);
   return Out.read("the SASS for " + Arch);
+}
+
+bool Compiler::isLibraryName(llvm::StringRef Name) const {
+  if (Tools.getOptions().PrintCommandsOnly)
+    return false;
+  std::string Probe =
+      "#include <qd/detail/launcher.h>\nnamespace " + Name.str() + " {}\n";
+  clang::SyntaxOnlyAction Action;
+  llvm::Error E =
+      runClang(Tools.getHostArgs(), InputPath + ".probe.cpp", Probe, Action,
+               {Tools.getOptions(), Warnings, "host",
+                /*Device=*/false, /*Quiet=*/true});
+  bool Collides = static_cast<bool>(E);
+  llvm::consumeError(std::move(E));
+  return Collides;
 }
 
 llvm::Expected<std::string>

@@ -63,6 +63,10 @@ public:
   llvm::Expected<std::string>
   compileHostObject(const std::string &Source,
                     llvm::StringRef PublicPrefix) const;
+  /// Whether a namespace Name cannot be declared beside what the C and C++
+  /// library headers of the launcher declare at global scope (`random`,
+  /// `time`): asked after the host compile failed, to say why.
+  bool isLibraryName(llvm::StringRef Name) const;
 
 private:
   const Toolchain &Tools;

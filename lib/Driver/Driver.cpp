@@ -87,13 +87,14 @@ static bool checkEncoding(llvm::StringRef Path, llvm::StringRef Text) {
 /// The pipeline, on the thread runDriver makes.
 /// The generated host code declares the namespace NS at global scope (the
 /// file's stem, or --namespace) beside the .qd's own globals: a global
-/// field of that name would collide with it there. (A kernel may share it:
-/// its definition is replaced by the generated code.)
-static void checkNamespaceFree(const kir::Module &M, const std::string &NS,
-                               DiagEngine &Diags) {
-  for (const kir::Field &F : M.Fields)
-    if (F.Scope.empty() && F.Name == NS)
-      Diags.report(DiagID::err_name_is_generated_namespace, F.Loc) << F.Name;
+/// field, function, variable or type of that name would collide with it
+/// there. (A kernel may share it: its definition is replaced by the
+/// generated code.)
+static void checkNamespaceFree(const FrontendSession &Session,
+                               const std::string &NS, DiagEngine &Diags) {
+  SourceLoc Clash = Session.findGlobalDeclaration(NS);
+  if (Clash.isValid())
+    Diags.report(DiagID::err_name_is_generated_namespace, Clash) << NS;
 }
 
 static int compileInput(const DriverOptions &Opts, Toolchain &Tools);
@@ -198,7 +199,8 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
   M->FuseTasks = Opts.FuseTasks;
   runPipeline(*M, Session.getDiags(), Opts.StopAfter,
               /*ForCodeGen=*/!Opts.SyntaxOnly && !Dump);
-  checkNamespaceFree(*M, getGeneratedNamespace(Opts.InputFile, Opts.Namespace),
+  checkNamespaceFree(Session,
+                     getGeneratedNamespace(Opts.InputFile, Opts.Namespace),
                      Session.getDiags());
   if (Session.getNumErrors()) {
     Summarize();

@@ -12,6 +12,7 @@
 
 #include "qdc/Frontend/Frontend.h"
 
+#include "ASTHelpers.h"
 #include "ClangDiagSink.h"
 #include "KIRBuilder.h"
 #include "qdc/Toolchain/ClangInvocation.h"
@@ -246,6 +247,21 @@ std::optional<kir::Module> FrontendSession::parseSource() {
 DiagEngine &FrontendSession::getDiags() { return *P->Diags; }
 
 WarningLog &FrontendSession::getWarningLog() { return P->Warnings; }
+
+SourceLoc FrontendSession::findGlobalDeclaration(llvm::StringRef Name) const {
+  if (!P->Begun || !P->CI.hasASTContext())
+    return {};
+  clang::ASTContext &Ctx = P->CI.getASTContext();
+  for (const clang::NamedDecl *D :
+       Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get(Name))) {
+    const clang::FunctionDecl *FD = D->getAsFunction();
+    if (llvm::isa<clang::NamespaceDecl>(D) ||
+        (FD && frontend::hasAnnotation(FD, "qd.kernel")))
+      continue;
+    return frontend::SourceInfo(Ctx).getLoc(D->getLocation());
+  }
+  return {};
+}
 
 unsigned FrontendSession::getNumErrors() const {
   if (!P->InvocationOK)

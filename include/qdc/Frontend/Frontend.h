@@ -61,6 +61,12 @@ public:
   /// print only new ones (WarningLog.h).
   WarningLog &getWarningLog();
 
+  /// Where the parse saw a declaration at global scope named Name that the
+  /// generated namespace of that name would collide with: anything but a
+  /// kernel (the generated code replaces those) or a namespace. Invalid
+  /// when there is none, or before a successful parse.
+  SourceLoc findGlobalDeclaration(llvm::StringRef Name) const;
+
   /// Errors so far: Clang's and qdc's.
   unsigned getNumErrors() const;
   /// "2 warnings and 1 error generated." as clang ends, or nothing.
