@@ -126,17 +126,10 @@ struct CompileJob {
 /// clang does for each side of a CUDA compile.
 static void printSummary(const clang::DiagnosticConsumer &Client,
                          llvm::StringRef Target) {
-  unsigned W = Client.getNumWarnings(), E = Client.getNumErrors();
-  if (!W && !E)
-    return;
-  llvm::raw_ostream &OS = llvm::errs();
-  if (W)
-    OS << W << (W == 1 ? " warning" : " warnings");
-  if (W && E)
-    OS << " and ";
-  if (E)
-    OS << E << (E == 1 ? " error" : " errors");
-  OS << " generated when compiling for " << Target << ".\n";
+  std::string Counts =
+      formatDiagnosticCounts(Client.getNumWarnings(), Client.getNumErrors());
+  if (!Counts.empty())
+    llvm::errs() << Counts << " when compiling for " << Target << ".\n";
 }
 
 /// Runs Action on Source, seen by Clang as the file InputName, with

@@ -279,16 +279,8 @@ std::string FrontendSession::getSummary() const {
   const clang::DiagnosticConsumer *Client = P->CI.getDiagnostics().getClient();
   unsigned E = Client ? Client->getNumErrors() : getNumErrors();
   unsigned W = Client ? Client->getNumWarnings() : getNumWarnings();
-  if (!E && !W)
-    return "";
-  std::string Out;
-  if (W)
-    Out += std::to_string(W) + (W == 1 ? " warning" : " warnings");
-  if (W && E)
-    Out += " and ";
-  if (E)
-    Out += std::to_string(E) + (E == 1 ? " error" : " errors");
-  return Out + " generated.";
+  std::string Counts = formatDiagnosticCounts(W, E);
+  return Counts.empty() ? Counts : Counts + ".";
 }
 
 unsigned FrontendSession::getNumWarnings() const {

@@ -37,6 +37,19 @@ qdc::createStderrDiagnostics() {
       new clang::TextDiagnosticPrinter(llvm::errs(), DiagOpts.get()));
 }
 
+std::string qdc::formatDiagnosticCounts(unsigned W, unsigned E) {
+  if (!W && !E)
+    return "";
+  std::string Out;
+  if (W)
+    Out += std::to_string(W) + (W == 1 ? " warning" : " warnings");
+  if (W && E)
+    Out += " and ";
+  if (E)
+    Out += std::to_string(E) + (E == 1 ? " error" : " errors");
+  return Out + " generated";
+}
+
 void qdc::echoCommand(llvm::StringRef What, llvm::ArrayRef<std::string> Args) {
   llvm::errs() << "qdc: " << What << " with:";
   for (const std::string &A : Args)

@@ -33,6 +33,11 @@ namespace qdc {
 /// stderr is a terminal.
 llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> createStderrDiagnostics();
 
+/// Clang's count of what it printed, "1 warning and 2 errors generated"
+/// (without the closing "." or " when compiling for ..."); empty when both
+/// are 0.
+std::string formatDiagnosticCounts(unsigned Warnings, unsigned Errors);
+
 /// For -v: prints `qdc: <What> with: <Args...>` to stderr.
 void echoCommand(llvm::StringRef What, llvm::ArrayRef<std::string> Args);
 
