@@ -77,10 +77,12 @@ qdc::createCompilerInvocation(llvm::ArrayRef<std::string> Args,
   for (const std::string &A : Args)
     Argv.push_back(A.c_str());
   // The driver's own warnings (an unknown CUDA version) follow the command
-  // line's -W options, as in clang.
+  // line's -W options, as in clang, and it passes the colour choice on to
+  // the compile it makes.
   std::unique_ptr<clang::DiagnosticOptions> DiagOpts =
       clang::CreateAndPopulateDiagOpts(Argv);
   clang::ProcessWarningOptions(Diags, *DiagOpts, /*ReportDiags=*/false);
+  Diags.getDiagnosticOptions().ShowColors = DiagOpts->ShowColors;
   clang::driver::Driver TheDriver(Argv[0], llvm::sys::getDefaultTargetTriple(),
                                   Diags);
   // Generated sources are mapped into the file system, not on disk.

@@ -245,6 +245,10 @@ std::vector<std::string> Toolchain::getCommonCompileArgs() const {
   // locals are declared again in each task (used in some), and its
   // parameters become locals.
   appendWarningArgs(Args);
+  // As asked; otherwise clang's own choice (colour on a terminal).
+  if (Opts.Color >= 0)
+    Args.push_back(Opts.Color ? "-fcolor-diagnostics"
+                              : "-fno-color-diagnostics");
   Args.insert(Args.end(),
               {"-Wno-shadow-all", "-Wno-unused-variable",
                "-Wno-unused-const-variable", "-Wno-unused-but-set-variable",
