@@ -36,8 +36,14 @@ unsigned ClangDiagSink::getCustomID(const Diagnostic &D) {
   auto It = CustomIDs.find(Key);
   if (It != CustomIDs.end())
     return It->second;
+  std::string Format = getFormat(D.ID).str();
+  // A warning made an error names -Werror beside its flag, as clang's do.
+  size_t Flag = Format.rfind(" [-W");
+  if (D.Level == DiagLevel::Error &&
+      getDefaultLevel(D.ID) == DiagLevel::Warning && Flag != std::string::npos)
+    Format.insert(Flag + 2, "-Werror,");
   unsigned ID = Engine.getDiagnosticIDs()->getCustomDiagID(
-      toClangLevel(D.Level), getFormat(D.ID));
+      toClangLevel(D.Level), Format);
   CustomIDs[Key] = ID;
   return ID;
 }
