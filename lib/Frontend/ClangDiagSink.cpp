@@ -42,8 +42,8 @@ unsigned ClangDiagSink::getCustomID(const Diagnostic &D) {
   if (D.Level == DiagLevel::Error &&
       getDefaultLevel(D.ID) == DiagLevel::Warning && Flag != std::string::npos)
     Format.insert(Flag + 2, "-Werror,");
-  unsigned ID = Engine.getDiagnosticIDs()->getCustomDiagID(
-      toClangLevel(D.Level), Format);
+  unsigned ID =
+      Engine.getDiagnosticIDs()->getCustomDiagID(toClangLevel(D.Level), Format);
   CustomIDs[Key] = ID;
   return ID;
 }
