@@ -162,10 +162,12 @@ if "timeline_kernel_ms" in q and "timeline_kernel_ms" in c:
               f"(serial / together) | {qk:.2f} + {qc:.2f} / {qb:.2f} ({qo:.2f}x) | {ck:.2f} + {cc:.2f} / {cb:.2f} ({co:.2f}x) | "
               f"{cb / qb:.3f} | > 1 |")
 if "fill_ms" in q:
-    for key, name in (("fill_ms", "fill of 2^26 floats, ms (cudaMemsetAsync)"),
-                      ("fill_f64_ms", "fill of 2^25 doubles 1/3, ms (cudaMemsetAsync of as many bytes)"),
-                      ("copy_ms", "qd::copy of 2^26 floats, ms (cudaMemcpyAsync D2D)")):
-        print(f"| {name} | {q[key][0]:.4f} | {c[key][0]:.4f} | {c[key][0]/q[key][0]:.3f} (speed) | >= 0.95 |")
+    # A double with no short repeating pattern has no memset to match: its
+    # row is for reference (docs/performance.md), without a target.
+    for key, name, target in (("fill_ms", "fill of 2^26 floats, ms (cudaMemsetAsync)", ">= 0.95"),
+                              ("fill_f64_ms", "fill of 2^25 doubles 1/3, ms (cudaMemsetAsync of as many bytes)", ""),
+                              ("copy_ms", "qd::copy of 2^26 floats, ms (cudaMemcpyAsync D2D)", ">= 0.95")):
+        print(f"| {name} | {q[key][0]:.4f} | {c[key][0]:.4f} | {c[key][0]/q[key][0]:.3f} (speed) | {target} |")
 copy = c["copy_gbs"][0]
 for key, name in (("saxpy_gbs", "saxpy GB/s"), ("stencil_gbs", "2-D stencil GB/s")):
     print(f"| {name} (D2D copy {copy:.0f}) | {q[key][0]:.0f} ({q[key][0]/copy:.2f} of copy) | "
