@@ -18,6 +18,8 @@
 #include "Names.h"
 #include "SourceGen.h"
 
+#include "qdc/Support/Diagnostic.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Path.h"
 
@@ -67,18 +69,16 @@ public:
     llvm::Expected<std::string> Object = C.compileHostObject(
         Out.LauncherSource, names::getMangledPrefix(Opts.Namespace));
     if (!Object) {
-      // The parse checked the .qd's own names (findGlobalDeclaration);
-      // the runtime's headers bring in the C library's.
+      // The parse checked the names it saw (findGlobalDeclaration); the
+      // runtime's headers bring in more of the C library's.
       if (!C.isLibraryName(Opts.Namespace))
         return Object.takeError();
       llvm::consumeError(Object.takeError());
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          "the namespace qdc generates for " +
-              llvm::sys::path::filename(Opts.InputPath) + ", '" +
-              Opts.Namespace +
-              "', is declared at global scope by the C or C++ library "
-              "headers; choose another with --namespace");
+          formatMessage(getFormat(DiagID::err_namespace_is_library_name),
+                        {llvm::sys::path::filename(Opts.InputPath).str(),
+                         Opts.Namespace}));
     }
     Out.Object = std::move(*Object);
     return std::move(Out);

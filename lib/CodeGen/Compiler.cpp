@@ -151,6 +151,9 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
   }
   llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> Diags =
       createStderrDiagnostics();
+  // The clang driver's own warnings are about the command qdc made (the
+  // CUDA version), not the user's code; -Werror must not stop on them.
+  Diags->setIgnoreAllWarnings(true);
   std::shared_ptr<clang::CompilerInvocation> Inv =
       createCompilerInvocation(Args, *Diags);
   if (!Inv)
@@ -309,16 +312,28 @@ llvm::Expected<std::string> Compiler::assemblePtx(const std::string &Ptx,
 bool Compiler::isLibraryName(llvm::StringRef Name) const {
   if (Tools.getOptions().PrintCommandsOnly)
     return false;
-  std::string Probe =
-      "#include <qd/detail/launcher.h>\nnamespace " + Name.str() + " {}\n";
-  clang::SyntaxOnlyAction Action;
-  llvm::Error E =
-      runClang(Tools.getHostArgs(), InputPath + ".probe.cpp", Probe, Action,
-               {Tools.getOptions(), Warnings, "host",
-                /*Device=*/false, /*Quiet=*/true});
-  bool Collides = static_cast<bool>(E);
-  llvm::consumeError(std::move(E));
-  return Collides;
+  // Whether `namespace Name {}` compiles after the launcher's headers,
+  // with the user's options.
+  auto Compiles = [&](llvm::StringRef NS) {
+    std::string Probe =
+        "#include <qd/detail/launcher.h>\nnamespace " + NS.str() + " {}\n";
+    clang::SyntaxOnlyAction Action;
+    llvm::Error E =
+        runClang(Tools.getHostArgs(), InputPath + ".probe.cpp", Probe, Action,
+                 {Tools.getOptions(), Warnings, "host",
+                  /*Device=*/false, /*Quiet=*/true});
+    bool OK = !E;
+    llvm::consumeError(std::move(E));
+    return OK;
+  };
+  // The same shape with names nothing declares: when that fails too, the
+  // options are the cause, not the name.
+  llvm::SmallVector<llvm::StringRef, 4> Parts;
+  Name.split(Parts, "::");
+  std::string Control;
+  for (size_t I = 0; I < Parts.size(); ++I)
+    Control += (I ? "::qdc_probe_" : "qdc_probe_") + std::to_string(I) + "_";
+  return Compiles(Control) && !Compiles(Name);
 }
 
 llvm::Expected<std::string>

@@ -22,7 +22,8 @@
 using namespace qdc::codegen;
 
 /// The NVPTX kernels LLVM 19 marks in `!nvvm.annotations` rather than by
-/// calling convention: `!{ptr @k, !"kernel", i32 1}`.
+/// calling convention: `!{ptr @k, !"kernel", i32 1}`, the key/value pairs
+/// after the function possibly several.
 static llvm::SmallPtrSet<const llvm::GlobalValue *, 16>
 getAnnotatedKernels(const llvm::Module &M) {
   llvm::SmallPtrSet<const llvm::GlobalValue *, 16> Out;
@@ -32,13 +33,15 @@ getAnnotatedKernels(const llvm::Module &M) {
   for (const llvm::MDNode *Node : Annotations->operands()) {
     if (Node->getNumOperands() < 3)
       continue;
-    auto *What = llvm::dyn_cast<llvm::MDString>(Node->getOperand(1));
-    auto *Value = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(
-        Node->getOperand(2));
     auto *F =
         llvm::mdconst::dyn_extract_or_null<llvm::Function>(Node->getOperand(0));
-    if (What && What->getString() == "kernel" && Value && !Value->isZero() && F)
-      Out.insert(F);
+    for (unsigned I = 1; F && I + 1 < Node->getNumOperands(); I += 2) {
+      auto *What = llvm::dyn_cast_or_null<llvm::MDString>(Node->getOperand(I));
+      auto *Value = llvm::mdconst::dyn_extract_or_null<llvm::ConstantInt>(
+          Node->getOperand(I + 1));
+      if (What && What->getString() == "kernel" && Value && !Value->isZero())
+        Out.insert(F);
+    }
   }
   return Out;
 }

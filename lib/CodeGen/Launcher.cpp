@@ -335,7 +335,8 @@ codegen::generateLauncherSource(const Module &M, llvm::StringRef Namespace,
   // From here on the code is qdc's alone (the launchers' range and return
   // expressions are the user's, as the parse saw them): it draws no
   // warnings, so that -Werror stays about the user's code.
-  OS << "\n#pragma clang diagnostic ignored \"-Weverything\"\n"
+  OS << "\n#ifdef __clang__\n#pragma clang diagnostic ignored "
+        "\"-Weverything\"\n#endif\n"
      << "#line 1 \"<qdc module descriptor>\"\n";
   {
     ScopeEmitter Anonymous(OS, "namespace {\n", "} // namespace\n\n");

@@ -91,10 +91,19 @@ static bool checkEncoding(llvm::StringRef Path, llvm::StringRef Text) {
 /// there. (A kernel may share it: its definition is replaced by the
 /// generated code.)
 static void checkNamespaceFree(const FrontendSession &Session,
-                               const std::string &NS, DiagEngine &Diags) {
-  SourceLoc Clash = Session.findGlobalDeclaration(NS);
-  if (Clash.isValid())
-    Diags.report(DiagID::err_name_is_generated_namespace, Clash) << NS;
+                               llvm::StringRef InputFile, const std::string &NS,
+                               DiagEngine &Diags) {
+  // `a::b` is declared as `namespace a { namespace b`: `a` may collide.
+  llvm::StringRef Outer = llvm::StringRef(NS).split("::").first;
+  std::optional<FrontendSession::GlobalDeclaration> Clash =
+      Session.findGlobalDeclaration(Outer);
+  if (!Clash)
+    return;
+  if (Clash->InSystemHeader)
+    Diags.report(DiagID::err_namespace_is_library_name, SourceLoc())
+        << llvm::sys::path::filename(InputFile) << NS;
+  else
+    Diags.report(DiagID::err_name_is_generated_namespace, Clash->Loc) << Outer;
 }
 
 static int compileInput(const DriverOptions &Opts, Toolchain &Tools);
@@ -199,7 +208,7 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
   M->FuseTasks = Opts.FuseTasks;
   runPipeline(*M, Session.getDiags(), Opts.StopAfter,
               /*ForCodeGen=*/!Opts.SyntaxOnly && !Dump);
-  checkNamespaceFree(Session,
+  checkNamespaceFree(Session, Opts.InputFile,
                      getGeneratedNamespace(Opts.InputFile, Opts.Namespace),
                      Session.getDiags());
   if (Session.getNumErrors()) {

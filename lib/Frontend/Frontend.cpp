@@ -178,6 +178,8 @@ struct FrontendSession::Impl {
     Diags->setWarningsAsErrors(Opts.Tools->getOptions().WarningsAsErrors);
     Diags->setIgnoreWarnings(Opts.Tools->getOptions().IgnoreWarnings);
     for (const std::string &W : Opts.Tools->getOptions().Warnings) {
+      if (W == "no-error") // -Wno-error undoes -Werror, for qdc's too
+        Diags->setWarningsAsErrors(false);
       if (!isQdcWarningOption(W))
         continue;
       llvm::StringRef Name = W;
@@ -248,9 +250,10 @@ DiagEngine &FrontendSession::getDiags() { return *P->Diags; }
 
 WarningLog &FrontendSession::getWarningLog() { return P->Warnings; }
 
-SourceLoc FrontendSession::findGlobalDeclaration(llvm::StringRef Name) const {
+std::optional<FrontendSession::GlobalDeclaration>
+FrontendSession::findGlobalDeclaration(llvm::StringRef Name) const {
   if (!P->Begun || !P->CI.hasASTContext())
-    return {};
+    return std::nullopt;
   clang::ASTContext &Ctx = P->CI.getASTContext();
   for (const clang::NamedDecl *D :
        Ctx.getTranslationUnitDecl()->lookup(&Ctx.Idents.get(Name))) {
@@ -258,9 +261,11 @@ SourceLoc FrontendSession::findGlobalDeclaration(llvm::StringRef Name) const {
     if (llvm::isa<clang::NamespaceDecl>(D) ||
         (FD && frontend::hasAnnotation(FD, "qd.kernel")))
       continue;
-    return frontend::SourceInfo(Ctx).getLoc(D->getLocation());
+    return GlobalDeclaration{
+        frontend::SourceInfo(Ctx).getLoc(D->getLocation()),
+        Ctx.getSourceManager().isInSystemHeader(D->getLocation())};
   }
-  return {};
+  return std::nullopt;
 }
 
 unsigned FrontendSession::getNumErrors() const {

@@ -76,13 +76,10 @@ qdc::createCompilerInvocation(llvm::ArrayRef<std::string> Args,
   std::vector<const char *> Argv;
   for (const std::string &A : Args)
     Argv.push_back(A.c_str());
-  // The driver's own warnings (an unknown CUDA version) follow the command
-  // line's -W options, as in clang, and it passes the colour choice on to
-  // the compile it makes.
-  std::unique_ptr<clang::DiagnosticOptions> DiagOpts =
-      clang::CreateAndPopulateDiagOpts(Argv);
-  clang::ProcessWarningOptions(Diags, *DiagOpts, /*ReportDiags=*/false);
-  Diags.getDiagnosticOptions().ShowColors = DiagOpts->ShowColors;
+  // The driver passes the command line's colour choice on to the compile
+  // it makes, as clang's does.
+  Diags.getDiagnosticOptions().ShowColors =
+      clang::CreateAndPopulateDiagOpts(Argv)->ShowColors;
   clang::driver::Driver TheDriver(Argv[0], llvm::sys::getDefaultTargetTriple(),
                                   Diags);
   // Generated sources are mapped into the file system, not on disk.

@@ -16,8 +16,14 @@
 
 using namespace qdc;
 
-bool WarningLog::insert(llvm::StringRef File, unsigned Line, unsigned ID) {
-  return Printed.emplace(File.str(), Line, ID).second;
+bool WarningLog::insert(unsigned Compile, llvm::StringRef File, unsigned Line,
+                        unsigned Column, unsigned ID) {
+  auto [It, New] =
+      Printed.try_emplace({File.str(), Line, ID}, Entry{Compile, {Column}});
+  if (New)
+    return true;
+  return It->second.Compile == Compile &&
+         It->second.Columns.insert(Column).second;
 }
 
 namespace {
@@ -27,7 +33,7 @@ public:
   WarningLogPrinter(clang::DiagnosticOptions &Opts, WarningLog &Log,
                     WarningFilter Filter, llvm::StringRef GeneratedFile)
       : Printer(llvm::errs(), &Opts), Log(Log), Filter(Filter),
-        GeneratedFile(GeneratedFile) {}
+        GeneratedFile(GeneratedFile), Compile(Log.beginCompile()) {}
 
   void BeginSourceFile(const clang::LangOptions &LO,
                        const clang::Preprocessor *PP) override {
@@ -67,7 +73,8 @@ private:
     if (Filter == WarningFilter::UserCodeOnce &&
         (File == GeneratedFile || File.starts_with("<")))
       return false;
-    bool New = Log.insert(File, Where.getLine(), Info.getID());
+    bool New = Log.insert(Compile, File, Where.getLine(), Where.getColumn(),
+                          Info.getID());
     return New || Filter == WarningFilter::None;
   }
 
@@ -75,6 +82,7 @@ private:
   WarningLog &Log;
   WarningFilter Filter;
   std::string GeneratedFile;
+  unsigned Compile;
   bool Shown = false;
 };
 

@@ -61,11 +61,18 @@ public:
   /// print only new ones (WarningLog.h).
   WarningLog &getWarningLog();
 
-  /// Where the parse saw a declaration at global scope named Name that the
-  /// generated namespace of that name would collide with: anything but a
-  /// kernel (the generated code replaces those) or a namespace. Invalid
+  /// A declaration at global scope that a generated namespace would
+  /// collide with.
+  struct GlobalDeclaration {
+    SourceLoc Loc;
+    /// In a system header (the C or C++ library), not the user's code.
+    bool InSystemHeader = false;
+  };
+  /// Where the parse saw a declaration at global scope named Name: anything
+  /// but a kernel (the generated code replaces those) or a namespace. None
   /// when there is none, or before a successful parse.
-  SourceLoc findGlobalDeclaration(llvm::StringRef Name) const;
+  std::optional<GlobalDeclaration>
+  findGlobalDeclaration(llvm::StringRef Name) const;
 
   /// Errors so far: Clang's and qdc's.
   unsigned getNumErrors() const;

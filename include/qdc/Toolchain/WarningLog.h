@@ -21,6 +21,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -35,16 +36,29 @@ namespace qdc {
 
 class WarningLog {
 public:
-  /// Records warning ID printed at File:Line; false when it was
-  /// already. Neither the message nor the column is kept: a type may be
-  /// spelled differently in the generated code (`int64_t` for
-  /// `std::tuple_element<...>::type`), and a warning at a generated
-  /// declaration (the optimization limit's) is at the column of its name,
-  /// which differs between the device and host code of one kernel.
-  bool insert(llvm::StringRef File, unsigned Line, unsigned ID);
+  /// A new compile (the parse is the first): its warnings are told apart
+  /// from those of the compiles before it.
+  unsigned beginCompile() { return NumCompiles++; }
+
+  /// Records warning ID printed by compile Compile at File:Line:Column;
+  /// false when an earlier compile printed it anywhere on that line, or
+  /// this one at that column. Across compiles neither the message nor the
+  /// column is compared: a type may be spelled differently in the
+  /// generated code (`int64_t` for `std::tuple_element<...>::type`), and a
+  /// warning at a generated declaration (the optimization limit's) is at
+  /// the column of its name, which differs between the device and host
+  /// code of one kernel. Within one compile, two warnings on one line
+  /// (`int a = 2.5, b = 3.5;`) are both printed.
+  bool insert(unsigned Compile, llvm::StringRef File, unsigned Line,
+              unsigned Column, unsigned ID);
 
 private:
-  std::set<std::tuple<std::string, unsigned, unsigned>> Printed;
+  struct Entry {
+    unsigned Compile;
+    std::set<unsigned> Columns;
+  };
+  std::map<std::tuple<std::string, unsigned, unsigned>, Entry> Printed;
+  unsigned NumCompiles = 0;
 };
 
 /// Which diagnostics a WarningLog printer prints.
