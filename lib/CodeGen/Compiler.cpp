@@ -32,6 +32,7 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -132,6 +133,20 @@ static void printSummary(const clang::DiagnosticConsumer &Client,
     llvm::errs() << Counts << " when compiling for " << Target << ".\n";
 }
 
+/// qdc's passes at the start of LLVM's pipeline: in a device image, its
+/// functions other than kernels made local (DeviceLinkage.h); then the
+/// optimization limit (OptimizationLimit.h).
+static void addQdcPasses(clang::CodeGenOptions &Opts, bool Device) {
+  Opts.PassBuilderCallbacks.push_back([Device](llvm::PassBuilder &PB) {
+    PB.registerPipelineStartEPCallback(
+        [Device](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+          if (Device)
+            addDeviceInternalization(MPM);
+          addOptimizationLimit(MPM);
+        });
+  });
+}
+
 /// Runs Action on Source, seen by Clang as the file InputName, with
 /// Args; OutputPath, when given, is where the action writes.
 static llvm::Error
@@ -163,9 +178,7 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
       llvm::MemoryBuffer::getMemBufferCopy(Source, InputName).release());
   if (!OutputPath.empty())
     Inv->getFrontendOpts().OutputFile = OutputPath;
-  addOptimizationLimit(Inv->getCodeGenOpts());
-  if (Job.Device)
-    addDeviceInternalization(Inv->getCodeGenOpts());
+  addQdcPasses(Inv->getCodeGenOpts(), Job.Device);
   // A diagnostic here is at a line of the user's source (#line), but the
   // text beside it is generated: no source lines are quoted.
   Inv->getDiagnosticOpts().ShowCarets = false;

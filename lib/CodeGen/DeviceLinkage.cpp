@@ -8,15 +8,12 @@
 
 #include "DeviceLinkage.h"
 
-#include "clang/Basic/CodeGenOptions.h"
-
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 
 using namespace qdc::codegen;
@@ -76,11 +73,6 @@ public:
 
 } // namespace
 
-void qdc::codegen::addDeviceInternalization(clang::CodeGenOptions &Opts) {
-  Opts.PassBuilderCallbacks.push_back([](llvm::PassBuilder &PB) {
-    PB.registerPipelineStartEPCallback(
-        [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
-          MPM.addPass(InternalizeDeviceFunctionsPass());
-        });
-  });
+void qdc::codegen::addDeviceInternalization(llvm::ModulePassManager &MPM) {
+  MPM.addPass(InternalizeDeviceFunctionsPass());
 }

@@ -19,15 +19,13 @@
 #ifndef QDC_LIB_CODEGEN_DEVICELINKAGE_H
 #define QDC_LIB_CODEGEN_DEVICELINKAGE_H
 
-namespace clang {
-class CodeGenOptions;
-} // namespace clang
+#include "llvm/IR/PassManager.h"
 
 namespace qdc::codegen {
 
-/// Adds to the pipeline of Opts a pass, run first, that makes every
-/// function definition but the kernels internal.
-void addDeviceInternalization(clang::CodeGenOptions &Opts);
+/// Adds to MPM a pass that makes every function definition but the kernels
+/// internal; it belongs at the start of the pipeline.
+void addDeviceInternalization(llvm::ModulePassManager &MPM);
 
 } // namespace qdc::codegen
 

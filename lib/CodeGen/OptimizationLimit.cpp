@@ -17,14 +17,11 @@
 
 #include "OptimizationLimit.h"
 
-#include "clang/Basic/CodeGenOptions.h"
-
 #include "llvm/IR/DiagnosticInfo.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Transforms/Scalar/SROA.h"
 
 using namespace qdc::codegen;
@@ -65,11 +62,6 @@ public:
 
 } // namespace
 
-void qdc::codegen::addOptimizationLimit(clang::CodeGenOptions &Opts) {
-  Opts.PassBuilderCallbacks.push_back([](llvm::PassBuilder &PB) {
-    PB.registerPipelineStartEPCallback(
-        [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
-          MPM.addPass(OptimizationLimitPass());
-        });
-  });
+void qdc::codegen::addOptimizationLimit(llvm::ModulePassManager &MPM) {
+  MPM.addPass(OptimizationLimitPass());
 }

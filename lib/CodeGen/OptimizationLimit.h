@@ -18,9 +18,7 @@
 #ifndef QDC_LIB_CODEGEN_OPTIMIZATIONLIMIT_H
 #define QDC_LIB_CODEGEN_OPTIMIZATIONLIMIT_H
 
-namespace clang {
-class CodeGenOptions;
-} // namespace clang
+#include "llvm/IR/PassManager.h"
 
 namespace qdc::codegen {
 
@@ -29,9 +27,10 @@ namespace qdc::codegen {
 /// about 3N.
 constexpr unsigned MaxOptimizedBlocks = 8192;
 
-/// Adds the limit to the optimization pipeline of Opts: a function over it
-/// is marked `optnone` before the first pass, and a warning is reported.
-void addOptimizationLimit(clang::CodeGenOptions &Opts);
+/// Adds the limit to MPM, at the start of the pipeline: a function over it
+/// is marked `optnone` before the optimizing passes, and a warning is
+/// reported.
+void addOptimizationLimit(llvm::ModulePassManager &MPM);
 
 } // namespace qdc::codegen
 
