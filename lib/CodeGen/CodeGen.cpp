@@ -49,6 +49,11 @@ public:
   llvm::Expected<Artifacts> run() {
     Out.DeviceSource = deviceSource(getHooksForDeviceSource(Opts.OffloadArchs));
     Out.Header = generateHeader(M, Opts.Namespace, Opts.InputPath);
+    if (Opts.Stage == CodeGenStage::Check) {
+      if (llvm::Error E = checkSources())
+        return std::move(E);
+      return std::move(Out);
+    }
     if (Opts.Stage == CodeGenStage::Sources)
       return std::move(Out);
     if (Opts.Stage == CodeGenStage::DeviceIR) {
@@ -68,23 +73,49 @@ public:
       return std::move(Out);
     llvm::Expected<std::string> Object = C.compileHostObject(
         Out.LauncherSource, names::getMangledPrefix(Opts.Namespace));
-    if (!Object) {
-      // The parse checked the names it saw (findGlobalDeclaration); the
-      // runtime's headers bring in more of the C library's.
-      if (!C.isLibraryName(Opts.Namespace))
-        return Object.takeError();
-      llvm::consumeError(Object.takeError());
-      return llvm::createStringError(
-          llvm::inconvertibleErrorCode(),
-          formatMessage(getFormat(DiagID::err_namespace_is_library_name),
-                        {llvm::sys::path::filename(Opts.InputPath).str(),
-                         Opts.Namespace}));
-    }
+    if (!Object)
+      return explainHostFailure(Object.takeError());
     Out.Object = std::move(*Object);
     return std::move(Out);
   }
 
 private:
+  /// The parse checked the names it saw (findGlobalDeclaration); the
+  /// runtime's headers bring in more of the C library's: a host compile
+  /// that failed on the generated namespace says so.
+  llvm::Error explainHostFailure(llvm::Error E) {
+    if (!C.isLibraryName(Opts.Namespace))
+      return E;
+    llvm::consumeError(std::move(E));
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        formatMessage(
+            getFormat(DiagID::err_namespace_is_library_name),
+            {llvm::sys::path::filename(Opts.InputPath).str(), Opts.Namespace}));
+  }
+
+  /// Each compile the object would need, as -fsyntax-only: a device
+  /// source per arch (once per PTX arch, as buildImages), then the
+  /// launcher.
+  llvm::Error checkSources() {
+    std::vector<std::string> Done;
+    for (const std::string &Asked : Opts.OffloadArchs) {
+      const TargetHooks &T = getHooksForArch(Asked);
+      std::string Arch =
+          T.getImageKind() == DeviceImage::PTX ? getPtxArch(Asked) : Asked;
+      if (llvm::is_contained(Done, Arch))
+        continue;
+      Done.push_back(Arch);
+      if (llvm::Error E = C.checkDeviceSource(deviceSource(T), T, Arch))
+        return E;
+    }
+    std::string Launcher =
+        generateLauncherSource(M, Opts.Namespace, Opts.InputPath, {});
+    if (llvm::Error E = C.checkHostSource(Launcher))
+      return explainHostFailure(std::move(E));
+    return llvm::Error::success();
+  }
+
   /// The device source for T, generated once.
   const std::string &deviceSource(const TargetHooks &T) {
     std::string &Source = Sources[&T];

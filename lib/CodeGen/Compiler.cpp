@@ -322,6 +322,25 @@ llvm::Expected<std::string> Compiler::assemblePtx(const std::string &Ptx,
   return Out.read("the SASS for " + Arch);
 }
 
+llvm::Error Compiler::checkDeviceSource(const std::string &Source,
+                                        const TargetHooks &T,
+                                        llvm::StringRef Arch) const {
+  std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
+  Args.push_back("-fsyntax-only");
+  auto Action =
+      withImplicitHostDevice(std::make_unique<clang::SyntaxOnlyAction>());
+  return runClang(Args, getSourceName(InputPath, T, Arch), Source, *Action,
+                  {Tools.getOptions(), Warnings, Arch});
+}
+
+llvm::Error Compiler::checkHostSource(const std::string &Source) const {
+  std::vector<std::string> Args = Tools.getHostArgs();
+  Args.push_back("-fsyntax-only");
+  clang::SyntaxOnlyAction Action;
+  return runClang(Args, InputPath + ".host.cpp", Source, Action,
+                  {Tools.getOptions(), Warnings, "host", /*Device=*/false});
+}
+
 bool Compiler::isLibraryName(llvm::StringRef Name) const {
   if (Tools.getOptions().PrintCommandsOnly)
     return false;

@@ -63,6 +63,11 @@ public:
   llvm::Expected<std::string>
   compileHostObject(const std::string &Source,
                     llvm::StringRef PublicPrefix) const;
+  /// A device source for Arch, or the launcher source, compiled as clang
+  /// -fsyntax-only does: its diagnostics, nothing built.
+  llvm::Error checkDeviceSource(const std::string &Source, const TargetHooks &T,
+                                llvm::StringRef Arch) const;
+  llvm::Error checkHostSource(const std::string &Source) const;
   /// Whether a namespace Name cannot be declared beside what the C and C++
   /// library headers of the launcher declare at global scope (`random`,
   /// `time`): asked after the host compile failed, to say why.

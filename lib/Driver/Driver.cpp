@@ -203,11 +203,12 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
     Summarize();
     return 1;
   }
-  // The rules code generation adds run only when code is generated.
+  // The rules code generation adds run when code is generated or checked
+  // (-fsyntax-only), not for the dumps.
   bool Dump = Opts.Emit == EmitKind::KIR || Opts.Emit == EmitKind::StreamPlan;
   M->FuseTasks = Opts.FuseTasks;
   runPipeline(*M, Session.getDiags(), Opts.StopAfter,
-              /*ForCodeGen=*/!Opts.SyntaxOnly && !Dump);
+              /*ForCodeGen=*/!Dump);
   checkNamespaceFree(Session, Opts.InputFile,
                      getGeneratedNamespace(Opts.InputFile, Opts.Namespace),
                      Session.getDiags());
@@ -234,7 +235,7 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
     return Set.commit();
   }
   if (Opts.SyntaxOnly)
-    return 0;
+    return checkGeneratedCode(Opts, *M, Tools, Session.getWarningLog());
 
   if (Dump) {
     std::string Text;

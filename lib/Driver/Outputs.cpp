@@ -212,19 +212,35 @@ void qdc::addDepfile(OutputSet &Set, const DriverOptions &Opts,
   Set.add(Paths.Depfile, makeDepfile(Target, Dependencies, Opts.PhonyDeps));
 }
 
+static CodeGenOptions makeCodeGenOptions(const DriverOptions &Opts,
+                                         CodeGenStage Stage,
+                                         WarningLog &Warnings) {
+  CodeGenOptions CG;
+  CG.InputPath = Opts.InputFile;
+  CG.Namespace = getGeneratedNamespace(Opts.InputFile, Opts.Namespace);
+  CG.OffloadArchs = Opts.OffloadArchs;
+  CG.Stage = Stage;
+  CG.Warnings = &Warnings;
+  return CG;
+}
+
+int qdc::checkGeneratedCode(const DriverOptions &Opts, const kir::Module &M,
+                            const Toolchain &Tools, WarningLog &Warnings) {
+  llvm::Expected<Artifacts> A =
+      emit(M, makeCodeGenOptions(Opts, CodeGenStage::Check, Warnings), Tools);
+  if (!A)
+    return reportError(llvm::toString(A.takeError()));
+  return 0;
+}
+
 int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
                       const kir::Module &M, const Toolchain &Tools,
                       const std::vector<std::string> &Dependencies,
                       WarningLog &Warnings) {
   if (int RC = checkRequest(Opts))
     return RC;
-  CodeGenOptions CG;
-  CG.InputPath = Opts.InputFile;
-  CG.Namespace = getGeneratedNamespace(Opts.InputFile, Opts.Namespace);
-  CG.OffloadArchs = Opts.OffloadArchs;
-  CG.Stage = getStage(Opts.Emit);
-  CG.Warnings = &Warnings;
-  llvm::Expected<Artifacts> A = emit(M, CG, Tools);
+  llvm::Expected<Artifacts> A =
+      emit(M, makeCodeGenOptions(Opts, getStage(Opts.Emit), Warnings), Tools);
   if (!A)
     return reportError(llvm::toString(A.takeError()));
 

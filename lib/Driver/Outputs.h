@@ -46,6 +46,12 @@ void addDepfile(OutputSet &Set, const DriverOptions &Opts,
                 const OutputPaths &Paths,
                 const std::vector<std::string> &Dependencies);
 
+/// -fsyntax-only after the parse and the passes: the compiles of the
+/// generated code, each as clang -fsyntax-only, so that it reports what the
+/// whole compile would. Returns the exit code.
+int checkGeneratedCode(const DriverOptions &Opts, const kir::Module &M,
+                       const Toolchain &Tools, WarningLog &Warnings);
+
 /// Runs code generation as far as Opts.Emit needs and writes what it asks
 /// for (not the KIR and stream-plan dumps) to Paths. Dependencies lists
 /// every file the input read, for the depfile; Warnings, the warnings the

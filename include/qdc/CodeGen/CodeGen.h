@@ -39,7 +39,10 @@ enum class CodeGenStage {
   DeviceIR, ///< the device LLVM IR per arch
   Images,   ///< PTX (and SASS when ptxas is found), HSACO
   Launcher, ///< the launcher source with the images embedded
-  Object    ///< the host object
+  Object,   ///< the host object
+  /// Nothing built: each device source and the launcher are compiled as
+  /// clang -fsyntax-only does, for their diagnostics (qdc -fsyntax-only).
+  Check
 };
 
 struct CodeGenOptions {
