@@ -16,6 +16,7 @@
 #include "Compiler.h"
 #include "DeviceLinkage.h"
 #include "ImplicitHostDevice.h"
+#include "LLVMWorkarounds.h"
 #include "OptimizationLimit.h"
 #include "TargetHooks.h"
 
@@ -60,6 +61,7 @@ static void initializeTargets() {
     llvm::InitializeAllTargetMCs();
     llvm::InitializeAllAsmPrinters();
     llvm::InitializeAllAsmParsers();
+    applyLLVMWorkarounds();
   });
 }
 
@@ -383,11 +385,20 @@ Compiler::compileHostObject(const std::string &Source,
   if (!Mod)
     return makeError("no code for " + InputPath);
 
-  // Strong definitions outside the generated namespace become local;
-  // inline functions and templates (linkonce/weak) keep their linkage.
+  // Only the generated namespace is public. Every other function is the
+  // module's own, inline functions and templates too: a module's copy of
+  // one may differ from another's (built with --debug, -DNDEBUG,
+  // -ffast-math, or referring to its own assertion record), and the linker
+  // must not pick one for all. Variables that are inline or templates keep
+  // their linkage: one object across modules (a function's static, a type's
+  // vtable and type_info) is what C++ promises for them.
   llvm::internalizeModule(*Mod, [&](const llvm::GlobalValue &GV) {
-    return GV.getName().starts_with(PublicPrefix) || GV.hasLinkOnceLinkage() ||
-           GV.hasWeakLinkage() || GV.hasCommonLinkage();
+    if (GV.getName().starts_with(PublicPrefix))
+      return true;
+    if (llvm::isa<llvm::Function>(GV))
+      return false;
+    return GV.hasLinkOnceLinkage() || GV.hasWeakLinkage() ||
+           GV.hasCommonLinkage();
   });
 
   std::string Error;

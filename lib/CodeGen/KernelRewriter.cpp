@@ -124,6 +124,10 @@ private:
       }
       if (K.ReturnStmt)
         OS << "  " << K.ReturnType << ' ' << names::Return << ";\n";
+      for (const Task &Tk : K.Tasks)
+        if (Tk.BoundsInScalars)
+          OS << "  uint64_t " << names::boundSlots(Tk.StmtIds.front()) << '['
+             << std::max<size_t>(countHoisted(Tk), 1) << "];\n";
       OS << "};\n";
     }
     if (K.hasArgBlock()) {
@@ -258,8 +262,10 @@ private:
         Out.push_back({&V, Id, R->Op});
         continue;
       }
+      // `T const`: for a pointer type, the pointer is const, not what it
+      // points to.
       if (Loop)
-        OS << "  [[maybe_unused]] const " << V.Type << ' ' << V.Name << " = "
+        OS << "  [[maybe_unused]] " << V.Type << " const " << V.Name << " = "
            << Member << ";\n";
       else
         OS << "  [[maybe_unused]] " << V.Type << " &" << V.Name << " = "
@@ -275,6 +281,12 @@ private:
       return Src.lineDirective(K.ReturnValue.Begin) + names::Scalars.str() +
              "->" + names::Return.str() + " = " +
              Src.slice(K.ReturnValue).str() + ";\n";
+    bool ParamCopy = S.Kind == StmtKind::Local && !S.Vars.empty() &&
+                     S.Vars[0].FromParam;
+    if (ParamCopy) // the task's own copy of the parameter serves otherwise
+      return S.Vars[0].Scalar ? "  " + S.Name + " = " + names::Args.str() +
+                                    "." + S.Name + ";\n"
+                              : std::string();
     if (S.Kind != StmtKind::Local || S.Vars.empty() || !S.Vars[0].Scalar)
       return Src.snippet(S.Range);
     std::string Out;
@@ -309,8 +321,7 @@ private:
     if (K.UsesRandom)
       OS << "  qd::detail::rng_task_begin_(" << names::Args << '.'
          << names::RandomKey << ", " << Tk.Index << ");\n";
-    const Stmt *Loop =
-        Tk.Kind == TaskKind::Serial ? nullptr : K.findStmt(Tk.StmtIds.front());
+    const Stmt *Loop = Tk.Kind == TaskKind::Serial ? nullptr : Loop0(K, Tk);
     std::vector<Reduced> Reductions = emitScalarBindings(K, Tk, Loop, OS);
     // A failed QD_ASSERT ends the CPU thread's chunk by an exception.
     llvm::StringRef Try = M.UsesAsserts ? T.getAssertTry() : "";
@@ -318,9 +329,12 @@ private:
 
     if (Tk.Kind == TaskKind::Serial) {
       OS << Try << T.getSerialGuard();
-      for (unsigned Id : Tk.StmtIds)
-        if (const Stmt *S = K.findStmt(Id))
-          OS << getSerialStmt(K, *S);
+      if (Tk.EvaluatesBounds)
+        OS << getBoundStores(*Loop0(K, Tk));
+      else
+        for (unsigned Id : Tk.StmtIds)
+          if (const Stmt *S = K.findStmt(Id))
+            OS << getSerialStmt(K, *S);
       OS << "  }\n" << Catch << "}\n";
       return;
     }
@@ -378,26 +392,70 @@ private:
            Src.terminator(Loop.LoopBody).str() + "\n";
   }
 
+  /// Whether parameter Name is assigned by the kernel and kept as a kernel
+  /// scalar: the tasks reach it as one, not through the argument block.
+  static bool isScalarParam(const Kernel &K, llvm::StringRef Name) {
+    return llvm::any_of(K.Scalars, [&](std::pair<unsigned, unsigned> S) {
+      const LocalVar &V = K.findStmt(S.first)->Vars[S.second];
+      return V.FromParam && V.Name == Name;
+    });
+  }
+
   /// Parameters and recomputed locals, at the start of every task.
   void emitPrologue(const Kernel &K, const Task &Tk,
                     llvm::raw_ostream &OS) const {
     for (const Param &P : K.Params)
-      OS << "  [[maybe_unused]] " << getParamType(P, /*Host=*/false) << ' '
-         << P.Name << " = " << names::Args << '.' << P.Name << ";\n";
+      if (!isScalarParam(K, P.Name))
+        OS << "  [[maybe_unused]] " << getParamType(P, /*Host=*/false) << ' '
+           << P.Name << " = " << names::Args << '.' << P.Name << ";\n";
     for (const Stmt *L : getVisibleLocals(K, Tk))
       OS << Src.snippet(L->Range);
   }
 
-  /// Each bound becomes a constant evaluated once; Tk's extents then name
-  /// those constants.
+  /// The statement a task runs first: a loop task's loop.
+  static const Stmt *Loop0(const Kernel &K, const Task &Tk) {
+    return K.findStmt(Tk.StmtIds.front());
+  }
+
+  /// How many of a loop's bounds are not constants.
+  static size_t countHoisted(const Task &Tk) {
+    size_t N = 0;
+    for (const Extent &X : Tk.Extents)
+      N += !X.Begin.Value + !X.End.Value;
+    return N;
+  }
+
+  /// The task before a loop whose bounds read memory: it stores each bound
+  /// that is not a constant in the loop's slots, once.
+  std::string getBoundStores(const Stmt &Loop) const {
+    std::string Out = "\n";
+    size_t N = 0;
+    for (const Extent &X : Loop.Extents)
+      for (const Bound *B : {&X.Begin, &X.End})
+        if (!B->Value)
+          Out += "    " + names::Scalars.str() + "->" +
+                 names::boundSlots(Loop.Id) + "[" + std::to_string(N++) +
+                 "] = static_cast<uint64_t>(" + B->Text + ");\n";
+    return Out;
+  }
+
+  /// Each bound becomes a constant evaluated once (or, BoundsInScalars,
+  /// read from where the task before stored it, with the type the
+  /// expression has); Tk's extents then name those constants.
   static void hoistBounds(Task &Tk, llvm::raw_ostream &OS) {
     size_t N = 0;
     for (Extent &X : Tk.Extents)
       for (Bound *B : {&X.Begin, &X.End}) {
         if (B->Value)
           continue;
-        std::string Name = names::hoistedBound(N++);
-        OS << "  const auto " << Name << " = (" << B->Text << ");\n";
+        std::string Name = names::hoistedBound(N);
+        if (Tk.BoundsInScalars)
+          OS << "  const auto " << Name << " = static_cast<decltype(+("
+             << B->Text << "))>(" << names::Scalars << "->"
+             << names::boundSlots(Tk.StmtIds.front()) << '[' << N << "]);\n";
+        else
+          OS << "  const auto " << Name << " = (" << B->Text << ");\n";
+        ++N;
         B->Text = Name;
       }
   }
@@ -424,8 +482,10 @@ private:
     else
       OS << "  (void)" << names::ArgPtr << ";\n";
     emitPrologue(K, Tk, OS);
-    emitScalarBindings(K, Tk, K.findStmt(Tk.StmtIds.front()), OS);
-    OS << "  return " << getTripCount(Tk) << ";\n}\n";
+    emitScalarBindings(K, Tk, Loop0(K, Tk), OS);
+    Task Local = Tk;
+    hoistBounds(Local, OS);
+    OS << "  return " << getTripCount(Local) << ";\n}\n";
   }
 
   /// An ndrange dimension's size: `end`, or `(end) - (begin)` when it does

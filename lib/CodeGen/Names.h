@@ -77,6 +77,12 @@ inline std::string hoistedBound(size_t I) {
   return "qd_bound" + std::to_string(I) + "_";
 }
 
+/// The slots in the kernel-scalar block that hold the bounds of the loop
+/// statement Id, evaluated once by the task before it: `qd_bounds<Id>_`.
+inline std::string boundSlots(unsigned StmtId) {
+  return "qd_bounds" + std::to_string(StmtId) + "_";
+}
+
 /// The CPU function that computes a device-bounds task's trip count.
 inline std::string tripFunction(const kir::Task &Tk) {
   return Tk.Name + "_trip";

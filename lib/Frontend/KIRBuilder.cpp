@@ -117,6 +117,7 @@ public:
       K.ReturnStorable = RT->isVoidType();
     for (const clang::ParmVarDecl *P : FD->parameters())
       K.Params.push_back(buildParam(P));
+    addWrittenParams();
     buildList(FD->getBody(), K.Body);
     resolveLocals();
     return std::move(K);
@@ -132,6 +133,87 @@ private:
     bool Written = false;  ///< used other than as a plain read
     llvm::SmallVector<const clang::VarDecl *, 2> Deps;
   };
+
+  //--- Parameters the kernel assigns ----------------------------------===//
+
+  /// A parameter that the kernel body writes (`n = n * 2 + 1;`) is a kernel
+  /// scalar like any top-level local (DESIGN section 1.1): later tasks see
+  /// the value an earlier one left, not the value passed. Each becomes a
+  /// local statement ahead of the body that copies the parameter into it;
+  /// assign-kernel-scalars then stores it on the device when tasks share
+  /// it. In a kernel of stream-parallel blocks there is no statement
+  /// outside the blocks to copy it in: the write is an error there.
+  void addWrittenParams() {
+    llvm::MapVector<const clang::ParmVarDecl *, clang::SourceLocation> Written;
+    findParamWrites(FD->getBody(), nullptr, Written);
+    bool HasBlocks = false;
+    if (const auto *CS = dyn_cast_or_null<clang::CompoundStmt>(FD->getBody()))
+      HasBlocks = llvm::any_of(CS->body(), [](const clang::Stmt *S) {
+        return isStreamParallelBlock(S);
+      });
+    for (auto [P, At] : Written) {
+      unsigned Index = P->getFunctionScopeIndex();
+      if (Index >= K.Params.size() ||
+          (K.Params[Index].Kind != kir::ParamKind::Scalar &&
+           K.Params[Index].Kind != kir::ParamKind::Pointer))
+        continue;
+      if (HasBlocks) {
+        Rules.reportParamWriteInBlocks(At, K.Params[Index].Name, K.Name);
+        continue;
+      }
+      kir::Stmt Copy;
+      Copy.Kind = kir::StmtKind::Local;
+      Copy.Id = NextId++;
+      Copy.Loc = Src.getLoc(P->getLocation());
+      Copy.Name = K.Params[Index].Name;
+      kir::LocalVar V = describeLocal(P);
+      V.Name = Copy.Name;
+      V.AfterName = {}; // a default argument is no initializer here
+      V.CopyInit = false;
+      V.FromParam = true;
+      Copy.Vars.push_back(std::move(V));
+      LocalInfo &Info = Locals[P];
+      Info.StmtId = Copy.Id;
+      Info.VarIndex = 0;
+      Info.InitOK = false; // its value is the call's, then the kernel's
+      Info.Written = true;
+      K.Body.push_back(std::move(Copy));
+    }
+  }
+
+  /// The parameters of FD that S writes (assigns, increments, takes a
+  /// non-const reference or address of), with the first such place.
+  void findParamWrites(
+      const clang::Stmt *S, const clang::Stmt *Parent,
+      llvm::MapVector<const clang::ParmVarDecl *, clang::SourceLocation> &Out,
+      unsigned Depth = 0) {
+    if (!S || Depth > Sema::MaxNesting)
+      return;
+    if (const auto *Ref = dyn_cast<clang::DeclRefExpr>(S)) {
+      const auto *P = dyn_cast<clang::ParmVarDecl>(Ref->getDecl());
+      if (P && P->getDeclContext() == FD && !isReadOnlyUse(Parent))
+        Out.insert({P, Ref->getLocation()});
+      return;
+    }
+    if (isa<clang::UnaryExprOrTypeTraitExpr>(S))
+      return; // sizeof, alignof: not evaluated
+    const auto *Member = dyn_cast<clang::MemberExpr>(S);
+    const clang::Stmt *ChildParent =
+        isa<clang::ParenExpr>(S) || (Member && !Member->isArrow()) ? Parent : S;
+    for (const clang::Stmt *Child : S->children())
+      findParamWrites(Child, ChildParent, Out, Depth + 1);
+  }
+
+  /// A variable used under Parent only has its value read.
+  static bool isReadOnlyUse(const clang::Stmt *Parent) {
+    const auto *Cast = dyn_cast_or_null<clang::ImplicitCastExpr>(Parent);
+    if (!Cast)
+      return false;
+    return Cast->getCastKind() == clang::CK_LValueToRValue ||
+           Cast->getCastKind() == clang::CK_ArrayToPointerDecay ||
+           (Cast->getCastKind() == clang::CK_NoOp &&
+            Cast->getType().isConstQualified());
+  }
 
   kir::Param buildParam(const clang::ParmVarDecl *P) {
     kir::Param Out;
@@ -222,6 +304,15 @@ private:
       }
       if (const clang::CallExpr *DoWhile = getGraphDoWhile(S)) {
         Out.push_back(buildGraphLoop(cast<clang::WhileStmt>(S), DoWhile));
+        continue;
+      }
+      // A block in a do_while body would repeat a fork and join per run;
+      // like a block in any other loop, it is misplaced (and its
+      // statements are built as the loop's own, so nothing else reports).
+      if (isStreamParallelBlock(S) && GraphLoopDepth > 0) {
+        K.StrayBlocks.push_back(
+            {Src.getLoc(S->getBeginLoc()), "a qd::graph::do_while loop"});
+        Out.push_back(buildItem(S));
         continue;
       }
       if (isStreamParallelBlock(S)) {
@@ -388,7 +479,8 @@ private:
   void checkBounds(const clang::Stmt *Loop,
                    llvm::ArrayRef<const clang::Expr *> Bounds, kir::Stmt &Out) {
     if (Src.isSpelledInFile(Loop->getSourceRange()))
-      Out.DeviceBounds = Rules.checkLoopBounds(Loop, Bounds);
+      Out.DeviceBounds = Out.BoundsReadMemory =
+          Rules.checkLoopBounds(Loop, Bounds);
   }
 
   /// for (T i = b; i < e; ++i), with i++ or i += 1 also accepted.
@@ -530,15 +622,27 @@ private:
     if (const auto *BO = dyn_cast<clang::BinaryOperator>(S))
       if (BO->isAssignmentOp())
         return false;
+    // Memory read through a pointer may change between tasks: `p[i]`,
+    // `*p`, `s->m` are evaluated once, where they are written.
     if (const auto *UO = dyn_cast<clang::UnaryOperator>(S))
-      if (UO->isIncrementDecrementOp())
+      if (UO->isIncrementDecrementOp() || UO->getOpcode() == clang::UO_Deref)
+        return false;
+    if (isa<clang::ArraySubscriptExpr>(S))
+      return false;
+    if (const auto *ME = dyn_cast<clang::MemberExpr>(S))
+      if (ME->isArrow())
         return false;
     if (isa<clang::CXXNewExpr>(S) || isa<clang::CXXDeleteExpr>(S) ||
         isa<clang::CXXThrowExpr>(S) || isa<clang::LambdaExpr>(S))
       return false;
-    if (const auto *Call = dyn_cast<clang::CallExpr>(S))
+    if (const auto *Call = dyn_cast<clang::CallExpr>(S)) {
       if (!isPureCallee(Call->getDirectCallee()))
         return false;
+      // A constexpr function given a pointer may read through it.
+      for (const clang::Expr *Arg : Call->arguments())
+        if (Arg->IgnoreParenImpCasts()->getType()->isPointerType())
+          return false;
+    }
     for (const clang::Stmt *Child : S->children())
       if (!isParamDerived(Child, Deps, Depth + 1))
         return false;

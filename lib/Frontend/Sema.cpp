@@ -105,6 +105,36 @@ static bool isDeviceLibraryBuiltin(llvm::StringRef Name) {
              {"printf", "memcpy", "memset", "memmove", "labs", "llabs"}, Name);
 }
 
+/// The index of `a[i, j]`, a comma expression written as the subscript
+/// (C++20 reads it as the comma operator, `a[j]`); null for anything else,
+/// including the explicit `a[(i, j)]`.
+static const clang::Expr *getCommaSubscript(const clang::Stmt *S) {
+  const clang::Expr *Index = nullptr;
+  if (const auto *AS = clang::dyn_cast<clang::ArraySubscriptExpr>(S))
+    Index = AS->getIdx();
+  else if (const auto *Op = clang::dyn_cast<clang::CXXOperatorCallExpr>(S))
+    if (Op->getOperator() == clang::OO_Subscript && Op->getNumArgs() == 2)
+      Index = Op->getArg(1);
+  if (!Index)
+    return nullptr;
+  const auto *Comma =
+      clang::dyn_cast<clang::BinaryOperator>(Index->IgnoreImplicit());
+  return Comma && Comma->getOpcode() == clang::BO_Comma ? Comma : nullptr;
+}
+
+/// The subscripted variable's name, for the message; "a" otherwise.
+static std::string getSubscriptBaseName(const clang::Stmt *S) {
+  const clang::Expr *Base = nullptr;
+  if (const auto *AS = clang::dyn_cast<clang::ArraySubscriptExpr>(S))
+    Base = AS->getBase();
+  else
+    Base = clang::cast<clang::CXXOperatorCallExpr>(S)->getArg(0);
+  if (const auto *Ref =
+          clang::dyn_cast<clang::DeclRefExpr>(Base->IgnoreParenImpCasts()))
+    return Ref->getDecl()->getNameAsString();
+  return "a";
+}
+
 void Sema::checkDeviceNode(const clang::Stmt *S) {
   if (!CheckDeviceCode)
     return;
@@ -123,6 +153,11 @@ void Sema::checkDeviceNode(const clang::Stmt *S) {
   }
   if (const auto *Ref = clang::dyn_cast<clang::DeclRefExpr>(S)) {
     checkDeviceVariable(Ref);
+    return;
+  }
+  if (const clang::Expr *Index = getCommaSubscript(S)) {
+    Diags.report(DiagID::err_comma_subscript, Src.getLoc(Index->getExprLoc()))
+        << getSubscriptBaseName(S);
     return;
   }
   // Only calls and constructions go further: a node's begin location
@@ -243,30 +278,55 @@ void Sema::checkNotLoopConfig(const clang::Stmt *S) {
                  Src.getLoc(S->getBeginLoc()));
 }
 
-/// The first field or ndarray element E reads, as (what, name); Depth
-/// bounds the walk.
-static std::optional<std::pair<const char *, std::string>>
-findMemoryRead(const clang::Stmt *E, unsigned Depth = 0) {
+/// Whether evaluating E may read device memory: a field, an ndarray
+/// element, anything through a pointer (`p[i]`, `*p`, `s->m`), a global
+/// that is not a constant, or a call that is not a constexpr function of
+/// values (a QD_FUNC, or a function given a pointer, may read anything).
+/// Such a loop bound is evaluated on the device when its task starts, after
+/// every earlier task of the call. Depth bounds the walk.
+static bool readsMemory(const clang::Stmt *E, clang::ASTContext &Ctx,
+                        unsigned Depth = 0) {
   if (!E || Depth > Sema::MaxNesting)
-    return std::nullopt;
-  if (const auto *Ref = clang::dyn_cast<clang::DeclRefExpr>(E))
+    return true; // too deep to tell: the device evaluates it
+  if (const auto *Ref = clang::dyn_cast<clang::DeclRefExpr>(E)) {
     if (getQdSpecialization(Ref->getType(), "field"))
-      return std::make_pair("field", Ref->getDecl()->getNameAsString());
+      return true;
+    if (const auto *V = clang::dyn_cast<clang::VarDecl>(Ref->getDecl()))
+      if (V->hasGlobalStorage() && !V->isUsableInConstantExpressions(Ctx))
+        return true;
+  }
   if (const auto *Op = clang::dyn_cast<clang::CXXOperatorCallExpr>(E))
     if ((Op->getOperator() == clang::OO_Subscript ||
          Op->getOperator() == clang::OO_Call) &&
         Op->getNumArgs() > 0 &&
-        getQdSpecialization(Op->getArg(0)->getType(), "ndarray")) {
-      const auto *Base = clang::dyn_cast<clang::DeclRefExpr>(
-          Op->getArg(0)->IgnoreParenImpCasts());
-      return std::make_pair("an element of ndarray",
-                            Base ? Base->getDecl()->getNameAsString()
-                                 : std::string("?"));
-    }
+        getQdSpecialization(Op->getArg(0)->getType(), "ndarray"))
+      return true;
+  if (const auto *AS = clang::dyn_cast<clang::ArraySubscriptExpr>(E))
+    if (AS->getBase()->IgnoreParenImpCasts()->getType()->isPointerType())
+      return true;
+  if (const auto *UO = clang::dyn_cast<clang::UnaryOperator>(E))
+    if (UO->getOpcode() == clang::UO_Deref)
+      return true;
+  if (const auto *ME = clang::dyn_cast<clang::MemberExpr>(E))
+    if (ME->isArrow())
+      return true;
+  if (const auto *Call = clang::dyn_cast<clang::CallExpr>(E)) {
+    const clang::FunctionDecl *Callee = Call->getDirectCallee();
+    if (!Callee)
+      return true;
+    const clang::DeclContext *Owner = Callee->getDeclContext();
+    if (const auto *MD = clang::dyn_cast<clang::CXXMethodDecl>(Callee))
+      Owner = MD->getParent()->getDeclContext();
+    if (!Callee->isConstexpr() && !isQdContext(Owner))
+      return true;
+    for (const clang::Expr *Arg : Call->arguments())
+      if (Arg->IgnoreParenImpCasts()->getType()->isPointerType())
+        return true;
+  }
   for (const clang::Stmt *Child : E->children())
-    if (auto Found = findMemoryRead(Child, Depth + 1))
-      return Found;
-  return std::nullopt;
+    if (readsMemory(Child, Ctx, Depth + 1))
+      return true;
+  return false;
 }
 
 bool Sema::checkLoopBounds(const clang::Stmt *Loop,
@@ -278,7 +338,7 @@ bool Sema::checkLoopBounds(const clang::Stmt *Loop,
       return false;
     }
   for (const clang::Expr *E : Bounds)
-    if (findMemoryRead(E))
+    if (readsMemory(E, Ctx))
       return true;
   return false;
 }
@@ -424,6 +484,13 @@ std::optional<unsigned> Sema::checkSharedArrayDecl(const clang::DeclStmt *DS) {
 void Sema::reportMisplacedSharedArray(const clang::VarDecl *V) {
   Diags.report(DiagID::err_shared_array_place, Src.getLoc(V->getLocation()))
       << V->getNameAsString();
+}
+
+void Sema::reportParamWriteInBlocks(clang::SourceLocation Loc,
+                                    llvm::StringRef Param,
+                                    llvm::StringRef Kernel) {
+  Diags.report(DiagID::err_param_write_in_blocks, Src.getLoc(Loc))
+      << Param << Kernel;
 }
 
 void Sema::reportSerialBlockSync(clang::SourceLocation Loc) {

@@ -195,6 +195,13 @@ static const Stmt *searchIn(const std::vector<Stmt> &Stmts, unsigned Id) {
   return S.Id == Id ? &S : searchIn(S.Body, Id);
 }
 
+bool Kernel::hasBoundSlots() const {
+  for (const Task &T : Tasks)
+    if (T.BoundsInScalars)
+      return true;
+  return false;
+}
+
 const Stmt *Kernel::findStmt(unsigned Id) const {
   if (const Stmt *S = searchIn(Body, Id))
     return S;

@@ -85,7 +85,8 @@ static void printStmt(const Stmt &S, unsigned Indent, llvm::raw_ostream &OS) {
     OS << "serial";
     break;
   case StmtKind::Local:
-    OS << "local " << S.Name << (S.Shareable ? " shareable" : "");
+    OS << "local " << S.Name << (S.Shareable ? " shareable" : "")
+       << (!S.Vars.empty() && S.Vars[0].FromParam ? " from-param" : "");
     for (const LocalUse &U : S.Uses)
       OS << " used-by=" << U.StmtId;
     break;
@@ -133,6 +134,12 @@ static void printTask(const Task &T, unsigned Indent, llvm::raw_ostream &OS) {
   OS << " group=" << T.Group << " stmts=";
   for (size_t I = 0; I < T.StmtIds.size(); ++I)
     OS << (I ? "," : "") << T.StmtIds[I];
+  if (T.EvaluatesBounds)
+    OS << " evaluates-bounds";
+  else if (T.BoundsInScalars)
+    OS << " bounds-stored";
+  else if (T.DeviceBounds)
+    OS << " device-bounds";
   printPos(T.Loc, OS);
   OS << '\n';
   for (const Task &P : T.Parts)

@@ -195,6 +195,9 @@ void Toolchain::appendPreprocessorArgs(std::vector<std::string> &Args) const {
     Args.push_back("-U" + Name);
   for (const std::string &File : Opts.ForcedIncludes)
     Args.insert(Args.end(), {"-include", File});
+  // --debug checks asserts even where NDEBUG is defined (DESIGN 1.2).
+  if (Opts.CheckIndices)
+    Args.push_back("-UNDEBUG");
 }
 
 bool qdc::isQdcWarningOption(llvm::StringRef W) {

@@ -118,10 +118,12 @@ private:
         Diags.report(DiagID::err_scalar_write_in_loop, A.Loc) << V->Name;
         break;
       case LoopAccess::Read:
-        if (A.InHeader)
-          setDeviceBounds(L);
-        else if (const LoopAccess *R = L.findReduction(A.DeclId, A.VarIndex))
+        // Also in the range: a chunk or block that starts late would see
+        // what earlier ones reduced.
+        if (const LoopAccess *R = L.findReduction(A.DeclId, A.VarIndex))
           reportReadOfReduced(*V, A, *R);
+        else if (A.InHeader)
+          setDeviceBounds(L);
         break;
       case LoopAccess::Reduce:
         checkReduction(L, A, *V);

@@ -18,13 +18,18 @@ using namespace qdc;
 using namespace qdc::kir;
 
 /// Whether everything code generation copies from K has a text.
+/// The statement that copies an assigned parameter in has no text.
+static bool isParamCopy(const Stmt &S) {
+  return S.Kind == StmtKind::Local && !S.Vars.empty() && S.Vars[0].FromParam;
+}
+
 static bool isRewritable(const Kernel &K) {
   if (!K.Range.isValid())
     return false;
   for (const Task &T : K.Tasks)
     for (unsigned Id : T.StmtIds)
       if (const Stmt *S = K.findStmt(Id))
-        if (!S->Range.isValid() ||
+        if ((!S->Range.isValid() && !isParamCopy(*S)) ||
             (S->Kind == StmtKind::Loop && !S->LoopBody.isValid()))
           return false;
   return true;

@@ -47,6 +47,8 @@ private:
     for (const Stmt &S : Stmts) {
       switch (S.Kind) {
       case StmtKind::Loop:
+        if (S.BoundsReadMemory)
+          K.Tasks.push_back(makeBoundsTask(S, Group));
         K.Tasks.push_back(makeLoopTask(S, Group));
         Serial = nullptr;
         break;
@@ -91,6 +93,18 @@ private:
     }
   }
 
+  /// Evaluates the bounds of loop S once, before any of its iterations
+  /// runs: they may read memory the iterations write (DESIGN section 1.1).
+  static Task makeBoundsTask(const Stmt &S, unsigned Group) {
+    Task T;
+    T.Kind = TaskKind::Serial;
+    T.Group = Group;
+    T.EvaluatesBounds = true;
+    T.StmtIds.push_back(S.Id);
+    T.Loc = S.Loc;
+    return T;
+  }
+
   static Task makeLoopTask(const Stmt &S, unsigned Group) {
     Task T;
     T.Kind = S.Form == LoopForm::NdRange ? TaskKind::NdRange : TaskKind::Range;
@@ -101,6 +115,7 @@ private:
     T.IndexVars = S.IndexVars;
     T.Extents = S.Extents;
     T.DeviceBounds = S.DeviceBounds;
+    T.BoundsInScalars = S.BoundsReadMemory;
     T.StmtIds.push_back(S.Id);
     T.Loc = S.Loc;
     return T;

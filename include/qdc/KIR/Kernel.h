@@ -136,6 +136,9 @@ struct LocalVar {
   bool CopyInit = false;   ///< `T name = e`
   bool RecordType = false; ///< a class type: `T name;` initializes it
   bool Scalar = false;     ///< derived by assign-kernel-scalars
+  /// A parameter the kernel assigns: its statement (with no text) copies
+  /// the call's value in; Name is the parameter's.
+  bool FromParam = false;
   /// Not static, and initialized by a constant expression or computed from
   /// parameters, constants and other locals without side effects.
   bool Recomputable = false;
@@ -230,6 +233,10 @@ struct Stmt {
   /// task evaluates its bounds on the device when it starts. Also set by
   /// assign-kernel-scalars when a bound reads a kernel scalar.
   bool DeviceBounds = false;
+  /// A bound reads memory, which the loop's own iterations may change:
+  /// form-tasks puts a serial task before the loop's that evaluates the
+  /// bounds once, into the kernel-scalar block, where the loop reads them.
+  bool BoundsReadMemory = false;
   /// A loop's reduction of variable VarIndex of local statement DeclId.
   const LoopAccess *findReduction(unsigned DeclId, unsigned VarIndex) const;
   std::string IndexType; ///< the index variable's type, e.g. "int"
@@ -318,6 +325,13 @@ struct Task {
   /// The extents are evaluated by the task itself when it starts, on the
   /// device, not by the launcher.
   bool DeviceBounds = false;
+  /// A serial task that only evaluates the bounds of the loop task after it
+  /// (the loop's statement is its one statement) into the kernel-scalar
+  /// block; that loop task has BoundsInScalars.
+  bool EvaluatesBounds = false;
+  /// Its non-constant bounds are read from the kernel-scalar block, where
+  /// the task before it stored them.
+  bool BoundsInScalars = false;
   llvm::SmallVector<unsigned, 2> StmtIds; ///< the statements it runs, in order
   SourceLoc Loc;
   /// Its place in the kernel's task list as form-tasks made it: what its
@@ -373,7 +387,11 @@ struct Kernel {
   bool UsesRandom = false;
   /// QD_GRAPH: the runtime replays a cached graph of the tasks.
   bool IsGraph = false;
-  bool hasScalars() const { return !Scalars.empty() || ReturnStmt; }
+  bool hasScalars() const {
+    return !Scalars.empty() || ReturnStmt || hasBoundSlots();
+  }
+  /// Some task reads its bounds from the kernel-scalar block.
+  bool hasBoundSlots() const;
   /// Whether tasks take an argument block: parameters or kernel scalars.
   bool hasArgBlock() const {
     return !Params.empty() || hasScalars() || UsesRandom;

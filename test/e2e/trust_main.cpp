@@ -1,0 +1,61 @@
+// Runs trust.qd's kernels and compares each result with serial C++.
+#include "Check.h"
+#include "trust.qd.h"
+
+#include <vector>
+
+int main() {
+  qd::init();
+  Check C;
+
+  trust::param_assigned(3);
+  C.all("param_assigned", trust::out.to_vector(),
+        [](size_t I) { return I < 4 ? 7 : I < 7 ? -1 : 0; });
+
+  {
+    qd::Ndarray<int32_t, 1> p({4});
+    trust::pointer_assigned(static_cast<int32_t *>(p.data()));
+    C.all("pointer_assigned", p.to_vector(),
+          [](size_t I) { return I < 2 ? 0 : 40 + int(I) - 2; });
+  }
+
+  {
+    qd::Ndarray<int32_t, 1> p({4}), q({16});
+    p.copy_from(std::vector<int32_t>{5, 0, 0, 0});
+    trust::pointer_reads(static_cast<int32_t *>(p.data()),
+                        static_cast<int32_t *>(q.data()));
+    C.all("pointer_reads", q.to_vector(),
+          [](size_t I) { return I < 4 ? 5 : I < 8 ? 7 : 0; });
+  }
+
+  trust::range_reads_written(20);
+  {
+    std::vector<int32_t> G = trust::g.to_vector();
+    C.all("range_reads_written", G, [](size_t I) {
+      size_t Row = I / 32, Col = I % 32;
+      return Row >= 2 && Col < 20 ? 1 : 0;
+    });
+  }
+
+  trust::out.fill(0);
+  trust::range_through_call();
+  C.all("range_through_call", trust::out.to_vector(),
+        [](size_t I) { return I == 0 ? 3 : I <= 3 ? 13 : 0; });
+
+  {
+    std::vector<int32_t> A(2048), B(2048);
+    for (int I = 0; I < 2048; ++I) {
+      A[I] = I % 13 - 6;
+      B[I] = (I * 5) % 17;
+    }
+    trust::va.copy_from(A);
+    trust::vb.copy_from(B);
+    trust::interleaved();
+    std::vector<int32_t> Want = A;
+    for (int I = 0; I < 1024; ++I)
+      Want[I] = Want[I] * 3 + B[(I * 7) % 2048];
+    C.all("interleaved", trust::va.to_vector(),
+          [&](size_t I) { return Want[I]; });
+  }
+  return C.finish();
+}
