@@ -61,17 +61,26 @@ uint64_t next_random_key() {
   return Z ^ (Z >> 31);
 }
 } // namespace qd::detail
-Arch qd::current_arch() { return current().device().arch(); }
-int qd::current_device() { return current().ordinal(); }
+Arch qd::current_arch() {
+  CallGuard Guard(CallGuard::Pins::keep);
+  return current().device().arch();
+}
+int qd::current_device() {
+  CallGuard Guard(CallGuard::Pins::keep);
+  return current().ordinal();
+}
 bool qd::graph_loops_on_device() {
+  CallGuard Guard;
   Device &D = current().device();
   return D.canUpdateGraphs() && D.hasGraphLoops();
 }
 void qd::reset() { shutdown(); }
 void qd::sync() {
+  CallGuard Guard;
   Runtime &R = current();
+  uint64_t Mark = R.launchMark();
   R.device().synchronizeStream(nullptr);
-  R.checkAsserts("qd::sync");
+  R.checkAsserts("qd::sync", nullptr, Mark);
 }
 
 //===----------------------------------------------------------------------===//
@@ -79,14 +88,18 @@ void qd::sync() {
 //===----------------------------------------------------------------------===//
 
 Stream qd::create_stream() {
+  CallGuard Guard;
   Runtime &R = current();
-  Stream S(R.device().createStream(), /*owned=*/true, R.generation());
+  Device &D = R.device();
+  void *H = D.createStream();
+  Stream S(D.hasStreams() ? H : nullptr, H, /*owned=*/true, R.generation());
   S.live_ = true;
   return S;
 }
 
 Stream Stream::wrap(void *Native) {
-  Stream S(Native, /*owned=*/false, current().generation());
+  CallGuard Guard;
+  Stream S(Native, Native, /*owned=*/false, current().generation());
   S.live_ = true;
   return S;
 }
@@ -100,9 +113,10 @@ Stream::~Stream() {
 }
 
 Stream::Stream(Stream &&O) noexcept
-    : handle_(O.handle_), owned_(O.owned_), live_(O.live_),
+    : handle_(O.handle_), id_(O.id_), owned_(O.owned_), live_(O.live_),
       generation_(O.generation_) {
   O.handle_ = nullptr;
+  O.id_ = nullptr;
   O.live_ = false;
 }
 
@@ -117,35 +131,56 @@ Stream &Stream::operator=(Stream &&O) noexcept {
 void Stream::synchronize() const {
   if (!live_)
     return qd::sync();
-  Device *D = deviceOf(generation_);
-  if (!D)
+  CallGuard Guard;
+  Runtime *R = runtimeOf(generation_);
+  if (!R)
     throw Error("qd::Stream::synchronize: the stream belongs to a runtime "
                 "that was reset");
-  D->synchronizeStream(handle_);
-  current().checkAsserts("qd::Stream::synchronize");
+  uint64_t Mark = R->launchMark();
+  R->device().synchronizeStream(id_);
+  R->checkAsserts("qd::Stream::synchronize", id_, Mark);
 }
 
 void Stream::destroy() {
   if (!live_)
     return;
-  Device *D = deviceOf(generation_);
-  void *H = handle_;
+  CallGuard Guard;
+  Runtime *R = runtimeOf(generation_);
+  void *H = id_;
   bool Owned = owned_;
   live_ = false;
   handle_ = nullptr;
-  if (!D || !Owned)
+  id_ = nullptr;
+  if (!R || !Owned)
     return;
+  Device &D = R->device();
+  uint64_t Mark = R->launchMark();
   try {
-    D->synchronizeStream(H);
+    D.synchronizeStream(H);
   } catch (...) {
     // Still give the stream back; report the first failure.
     try {
-      D->destroyStream(H);
+      D.destroyStream(H);
+    } catch (const qd::Error &) {
+    }
+    try {
+      R->checkAsserts("qd::Stream::destroy", H, Mark, /*Forget=*/true);
     } catch (const qd::Error &) {
     }
     throw;
   }
-  D->destroyStream(H);
+  try {
+    D.destroyStream(H);
+  } catch (...) {
+    try {
+      R->checkAsserts("qd::Stream::destroy", H, Mark, /*Forget=*/true);
+    } catch (const qd::Error &) {
+    }
+    throw;
+  }
+  // Its work's failure is reported here, once; nothing stays for a later
+  // stream that gets the same handle.
+  R->checkAsserts("qd::Stream::destroy", H, Mark, /*Forget=*/true);
 }
 
 //===----------------------------------------------------------------------===//
@@ -153,6 +188,7 @@ void Stream::destroy() {
 //===----------------------------------------------------------------------===//
 
 Event qd::create_event(EventOptions Options) {
+  CallGuard Guard;
   Runtime &R = current();
   Event E;
   E.handle_ = R.device().createEvent(Options.timing);
@@ -202,6 +238,7 @@ static double hostNowMs() {
 }
 
 void Event::record(const Stream &S) {
+  CallGuard Guard;
   Device &D = eventDevice(live_, generation_, "record");
   D.recordEvent(handle_, detail::stream_handle(S, "qd::Event::record"));
   if (!D.hasStreams())
@@ -211,6 +248,7 @@ void Event::record(const Stream &S) {
 void Event::record() { record(Stream()); }
 
 void Event::wait(const Stream &S) const {
+  CallGuard Guard;
   Device &D = eventDevice(live_, generation_, "wait");
   D.streamWaitEvent(detail::stream_handle(S, "qd::Event::wait"), handle_);
 }
@@ -218,16 +256,19 @@ void Event::wait(const Stream &S) const {
 void Event::wait() const { wait(Stream()); }
 
 void Event::synchronize() const {
+  CallGuard Guard;
   eventDevice(live_, generation_, "synchronize").synchronizeEvent(handle_);
 }
 
 bool Event::query() const {
+  CallGuard Guard;
   return eventDevice(live_, generation_, "query").queryEvent(handle_);
 }
 
 void Event::destroy() {
   if (!live_)
     return;
+  CallGuard Guard;
   Device *D = deviceOf(generation_);
   void *H = handle_;
   live_ = false;
@@ -240,6 +281,7 @@ float qd::elapsed_ms(const Event &Start, const Event &End) {
   if (!Start.timing_ || !End.timing_)
     throw Error("qd::elapsed_ms: both events need "
                 "qd::create_event({.timing = true})");
+  CallGuard Guard;
   Device &D = eventDevice(Start.live_, Start.generation_, "elapsed_ms");
   eventDevice(End.live_, End.generation_, "elapsed_ms");
   if (!D.hasStreams()) {
@@ -254,9 +296,23 @@ float qd::elapsed_ms(const Event &Start, const Event &End) {
 // Memory
 //===----------------------------------------------------------------------===//
 
-void *qd::detail::allocate(size_t Bytes) { return current().allocate(Bytes); }
+void *qd::detail::allocate(size_t Bytes) {
+  CallGuard Guard;
+  return current().allocate(Bytes);
+}
+
+void *qd::detail::allocate(size_t Bytes, uint64_t &Generation) {
+  CallGuard Guard;
+  Runtime &R = current();
+  void *P = Bytes ? R.allocate(Bytes) : nullptr;
+  Generation = R.generation();
+  return P;
+}
 
 void qd::detail::deallocate(void *P, uint64_t Generation) noexcept {
+  if (!P)
+    return;
+  CallGuard Guard(CallGuard::Pins::keep);
   Runtime *R = currentIfRunning();
   if (!P || !R || R->generation() != Generation)
     return; // the runtime that owned it freed it on reset
@@ -266,13 +322,19 @@ void qd::detail::deallocate(void *P, uint64_t Generation) noexcept {
   }
 }
 
-uint64_t qd::detail::generation() { return current().generation(); }
+uint64_t qd::detail::generation() {
+  CallGuard Guard(CallGuard::Pins::keep);
+  return current().generation();
+}
 
 void qd::detail::copy_to_device(void *Dst, const void *Src, size_t Bytes,
                                 void *Stream, bool Wait) {
+  CallGuard Guard(CallGuard::Pins::consume);
+  Runtime &R = current();
+  CallGuard::checkPins(R.generation(), "qd::Ndarray: a copy to the device");
   if (!Bytes)
     return;
-  Device &D = current().device();
+  Device &D = R.device();
   if (!Wait) {
     D.copyToDeviceAsync(Dst, Src, Bytes, Stream);
     return;
@@ -283,9 +345,12 @@ void qd::detail::copy_to_device(void *Dst, const void *Src, size_t Bytes,
 
 void qd::detail::copy_to_host(void *Dst, const void *Src, size_t Bytes,
                               void *Stream, bool Wait) {
+  CallGuard Guard(CallGuard::Pins::consume);
+  Runtime &R = current();
+  CallGuard::checkPins(R.generation(), "qd::Ndarray: a copy to the host");
   if (!Bytes)
     return;
-  Device &D = current().device();
+  Device &D = R.device();
   if (!Wait) {
     D.copyToHostAsync(Dst, Src, Bytes, Stream);
     return;
@@ -295,13 +360,19 @@ void qd::detail::copy_to_host(void *Dst, const void *Src, size_t Bytes,
 }
 
 void *qd::detail::stream_handle(const Stream &S, const char *What) {
-  if (S.live_ && !deviceOf(S.generation_))
+  if (!S.live_)
+    return S.id_;
+  CallGuard Guard(CallGuard::Pins::keep);
+  if (!deviceOf(S.generation_))
     throw Error(std::string(What) +
                 ": the stream belongs to a runtime that was reset");
-  return S.handle();
+  // The call that uses the handle checks that no reset came in between.
+  CallGuard::pin(S.generation_);
+  return S.id_;
 }
 
 void qd::detail::check_generation(uint64_t Generation, const char *What) {
+  CallGuard Guard(CallGuard::Pins::keep);
   // 0: a default-constructed or moved-from array, which owns nothing.
   if (Generation && Generation != currentGeneration())
     throw Error(std::string(What) + ": the array was created before "
@@ -310,6 +381,8 @@ void qd::detail::check_generation(uint64_t Generation, const char *What) {
 
 void qd::detail::check_host_pointer(const void *Host, size_t Bytes,
                                     const char *What) {
+  if (!Host && Bytes)
+    CallGuard::forgetPins();
   if (!Host && Bytes)
     throw Error(std::string(What) + ": the host pointer is null, with " +
                 std::to_string(Bytes) + " bytes to copy");
@@ -354,6 +427,9 @@ void check_launch_array(const void *Data, const char *Kernel, const char *Param,
     return;
   for (size_t I = 0; I < NumTasks; ++I)
     if (Iterations[I] > 0)
+      CallGuard::forgetPins();
+  for (size_t I = 0; I < NumTasks; ++I)
+    if (Iterations[I] > 0)
       throw Error(std::string("kernel '") + (Kernel ? Kernel : "?") +
                   "': argument '" + (Param ? Param : "?") +
                   "' is an empty qd::Ndarray (default-constructed, "
@@ -363,6 +439,7 @@ void check_launch_array(const void *Data, const char *Kernel, const char *Param,
 } // namespace qd::detail
 
 void qd::detail::throw_size_error(const char *What, size_t Got, size_t Want) {
+  CallGuard::forgetPins();
   throw Error(std::string(What) + ": " + std::to_string(Got) +
               " values for one of " + std::to_string(Want));
 }

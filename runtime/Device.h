@@ -7,7 +7,8 @@
 // The small interface every backend implements: streams,
 // events, modules, launches, memory. Fork/join, the stream pool and the
 // public API are written once above it. Handles are opaque; on the CPU
-// backend every stream and event handle is null and their calls do nothing.
+// backend event handles are null, stream handles are tokens, and their
+// calls do nothing.
 // Every failure throws qd::Error naming the call.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +26,14 @@
 #include <string>
 #include <vector>
 
+namespace qd::detail {
+/// The record that a failed QD_ASSERT of CPU code run by this thread
+/// writes, or null (the module's own): the runtime points it at a launch's
+/// record around the launch, the CPU device on each thread that runs one
+/// of its chunks (<qd/detail/kernel.h> declares it for generated code).
+extern __thread qdrt_assert_record *cpu_assert_record_;
+} // namespace qd::detail
+
 namespace qd::rt {
 
 using Handle = void *;
@@ -38,6 +47,11 @@ public:
   virtual std::string describe() const = 0;
   /// False on the CPU backend, where work runs when it is launched.
   virtual bool hasStreams() const { return true; }
+  /// True when launch() runs the task to completion on host threads, each
+  /// running its chunk with qd::detail::cpu_assert_record_ set to the
+  /// launching thread's (the CPU backend): a launch's assertions then have
+  /// a record of their own. GPUs have the module's global record only.
+  virtual bool hasLaunchRecords() const { return false; }
 
   virtual Handle createStream() = 0;
   virtual void destroyStream(Handle Stream) = 0;

@@ -133,7 +133,8 @@ static void walkLoops(const qdrt_kernel_desc &K, uint32_t First, uint32_t Last,
 static void runLoopsOnHost(Runtime &RT, const qdrt_module_desc &Desc,
                            const LoadedModule &LM, uint32_t Kernel,
                            const void *Args, const uint64_t *Iterations,
-                           Handle LaunchStream) {
+                           Handle LaunchStream,
+                           qdrt_assert_record *LaunchRecord) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = RT.device();
   auto Tasks = [&](uint32_t Begin, uint32_t End) {
@@ -145,23 +146,83 @@ static void runLoopsOnHost(Runtime &RT, const qdrt_module_desc &Desc,
         const void *Flag = flagAddress(K, L, LM, Args);
         int32_t Value = 0;
         do {
+          uint64_t Mark = RT.launchMark();
           walkLoops(K, Inner, InnerEnd, L.first_task,
                     L.first_task + L.num_tasks, Tasks, Loop);
           D.copyToHost(&Value, Flag, sizeof(Value), LaunchStream);
           D.synchronizeStream(LaunchStream);
           // A failed assertion stops its task, which may never clear the
-          // flag.
-          if (LM.AssertRecord)
-            RT.checkAsserts("qd::graph::do_while");
+          // flag: the loop ends with the error (this call waited anyway).
+          if (LaunchRecord) {
+            if (LaunchRecord->failed) {
+              qdrt_assert_record R = *LaunchRecord;
+              *LaunchRecord = qdrt_assert_record{};
+              throw qd::Error(describeAssert("qd::graph::do_while", R));
+            }
+          } else if (LM.AssertRecord) {
+            RT.checkAsserts("qd::graph::do_while", LaunchStream, Mark);
+          }
         } while (Value != 0);
       };
   walkLoops(K, 0, K.num_loops, 0, K.num_tasks, Tasks, Loop);
 }
 
+/// launchKernel with the launch's own assertion record (CPU), or null.
+static void launchWithRecord(Runtime &RT, const qdrt_module_desc &Desc,
+                             const LoadedModule &LM, uint32_t Kernel,
+                             const void *Args, const uint64_t *Iterations,
+                             Handle LaunchStream, void *Result,
+                             qdrt_assert_record *LaunchRecord);
+
+namespace {
+/// Points this thread's CPU assertion record at a launch's while it runs.
+class LaunchRecordScope {
+public:
+  explicit LaunchRecordScope(qdrt_assert_record *R)
+      : Saved(qd::detail::cpu_assert_record_) {
+    qd::detail::cpu_assert_record_ = R;
+  }
+  ~LaunchRecordScope() { qd::detail::cpu_assert_record_ = Saved; }
+
+private:
+  qdrt_assert_record *Saved;
+};
+} // namespace
+
 void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
                           const LoadedModule &LM, uint32_t Kernel,
                           const void *Args, const uint64_t *Iterations,
                           Handle LaunchStream, void *Result) {
+  if (!LM.AssertRecord || !RT.device().hasLaunchRecords()) {
+    // GPUs: the module's record, read at synchronizations, belongs to the
+    // streams that launched it.
+    RT.noteLaunch(LM, LaunchStream);
+    launchWithRecord(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream,
+                     Result, nullptr);
+    return;
+  }
+  // The CPU: this launch's own record, which the CPU device gives each
+  // thread running one of its chunks. The work is done when the launch
+  // returns; a failure is the launch stream's pending error.
+  qdrt_assert_record Record{};
+  try {
+    LaunchRecordScope Scope(&Record);
+    launchWithRecord(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream,
+                     Result, &Record);
+  } catch (...) {
+    if (Record.failed)
+      RT.park(LaunchStream, Record);
+    throw;
+  }
+  if (Record.failed)
+    RT.park(LaunchStream, Record);
+}
+
+static void launchWithRecord(Runtime &RT, const qdrt_module_desc &Desc,
+                             const LoadedModule &LM, uint32_t Kernel,
+                             const void *Args, const uint64_t *Iterations,
+                             Handle LaunchStream, void *Result,
+                             qdrt_assert_record *LaunchRecord) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = RT.device();
   if ((K.flags & QDRT_KERNEL_GRAPH) && D.canUpdateGraphs() &&
@@ -173,7 +234,7 @@ void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
   ScalarBlock Scalars(D, K, Args, LaunchStream);
   if (K.num_loops)
     runLoopsOnHost(RT, Desc, LM, Kernel, Scalars.args(Args), Iterations,
-                   LaunchStream);
+                   LaunchStream, LaunchRecord);
   else
     launchTasks(RT, Desc, LM, Kernel, Scalars.args(Args), Iterations,
                 LaunchStream, 0, K.num_tasks);

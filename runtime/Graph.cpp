@@ -20,6 +20,7 @@ using namespace qd::rt;
 
 
 Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
+  CallGuard Guard;
   Runtime &R = current();
   Device &D = R.device();
   void *H = detail::stream_handle(S, "qd::capture");
@@ -34,9 +35,12 @@ Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
     throw Error("qd::capture: the default stream cannot be captured; "
                 "capture on a stream from qd::create_stream()");
   D.beginCapture(H);
+  // The modules whose kernels Fn records: a replay launches them.
+  R.captureBegin(H);
   try {
     Fn();
   } catch (...) {
+    R.captureEnd(H, nullptr);
     // End the capture, whose graph is invalid, so the stream works again.
     try {
       D.destroyGraph(D.endCapture(H));
@@ -44,7 +48,13 @@ Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
     }
     throw;
   }
-  G.handle_ = D.endCapture(H);
+  try {
+    G.handle_ = D.endCapture(H);
+  } catch (...) {
+    R.captureEnd(H, nullptr);
+    throw;
+  }
+  R.captureEnd(H, G.handle_);
   return G;
 }
 
@@ -74,14 +84,16 @@ void Graph::launch(const Stream &S) const {
   if (!live_)
     throw Error("qd::Graph::launch: the graph is empty (default-constructed, "
                 "moved-from or destroyed)");
-  Device *D = deviceOf(generation_);
-  if (!D)
+  CallGuard Guard;
+  Runtime *R = runtimeOf(generation_);
+  if (!R)
     throw Error("qd::Graph::launch: the graph belongs to a runtime that was "
                 "reset");
   void *H = detail::stream_handle(S, "qd::Graph::launch");
   if (replay_)
     return replay_();
-  D->launchGraph(handle_, H);
+  R->noteGraphLaunch(handle_, H);
+  R->device().launchGraph(handle_, H);
 }
 
 void Graph::launch() const { launch(Stream()); }
@@ -91,10 +103,12 @@ void Graph::destroy() {
     return;
   live_ = false;
   replay_ = nullptr;
-  Device *D = deviceOf(generation_);
-  if (D && handle_) {
+  CallGuard Guard;
+  Runtime *R = runtimeOf(generation_);
+  if (R && handle_) {
+    R->forgetGraph(handle_);
     try {
-      D->destroyGraph(handle_);
+      R->device().destroyGraph(handle_);
     } catch (const Error &) {
     }
   }

@@ -41,9 +41,12 @@ unsigned findPeriod(const unsigned char *Value, size_t Bytes) {
 
 void qd::detail::fill(void *Dst, const void *Value, size_t ElemBytes,
                       size_t Count, void *Stream, bool Wait) {
+  CallGuard Guard(CallGuard::Pins::consume);
+  Runtime &R = current();
+  CallGuard::checkPins(R.generation(), "qd::Ndarray::fill");
   if (!Count || !ElemBytes)
     return;
-  Device &D = current().device();
+  Device &D = R.device();
   const auto *Bytes = static_cast<const unsigned char *>(Value);
   size_t Total = ElemBytes * Count;
   unsigned Period = findPeriod(Bytes, ElemBytes);
@@ -68,6 +71,9 @@ void qd::detail::fill(void *Dst, const void *Value, size_t ElemBytes,
 
 void qd::detail::copy_on_device(void *Dst, const void *Src, size_t Bytes,
                                 void *Stream, bool Wait, const char *What) {
+  CallGuard Guard(CallGuard::Pins::consume);
+  Runtime &R = current();
+  CallGuard::checkPins(R.generation(), What);
   if (!Bytes || Dst == Src)
     return;
   auto D0 = reinterpret_cast<uintptr_t>(Dst);
@@ -76,7 +82,7 @@ void qd::detail::copy_on_device(void *Dst, const void *Src, size_t Bytes,
     throw Error(std::string(What) + ": the source and the destination " +
                 "overlap (" + std::to_string(Bytes) + " bytes " +
                 std::to_string(D0 > S0 ? D0 - S0 : S0 - D0) + " bytes apart)");
-  Device &D = current().device();
+  Device &D = R.device();
   D.copyOnDevice(Dst, Src, Bytes, Stream);
   if (Wait)
     D.synchronizeStream(Stream);
@@ -89,6 +95,7 @@ void check_overlap_(const void *A, size_t ABytes, const void *B, size_t BBytes,
   auto A0 = reinterpret_cast<uintptr_t>(A), B0 = reinterpret_cast<uintptr_t>(B);
   if (!ABytes || !BBytes || A0 + ABytes <= B0 || B0 + BBytes <= A0)
     return;
+  CallGuard::forgetPins();
   throw Error(std::string("kernel '") + Kernel + "': " + What +
               " share memory, and stream-parallel groups would race on it");
 }
@@ -100,9 +107,11 @@ void qd::detail::check_view(const void *Data, size_t Bytes, const char *What) {
   if (!Data)
     throw Error(std::string(What) + ": a null pointer with " +
                 std::to_string(Bytes) + " bytes of elements");
-  std::string Why = current().device().checkUsable(Data, Bytes);
+  CallGuard Guard(CallGuard::Pins::keep);
+  Device &D = current().device();
+  std::string Why = D.checkUsable(Data, Bytes);
   if (!Why.empty())
-    throw Error(std::string(What) + ": the " + arch_name(current_arch()) +
+    throw Error(std::string(What) + ": the " + arch_name(D.arch()) +
                 " backend's kernels cannot use this memory: " + Why);
 }
 
@@ -112,18 +121,28 @@ std::string qd::detail::call_name(const char *Kind, const char *Op) {
 
 void qd::detail::check_array(uint64_t Generation, bool Released,
                              const char *Kind, const char *Op) {
-  if (Released)
+  if (Released) {
+    CallGuard::forgetPins();
     throw Error(call_name(Kind, Op) +
                 ": the memory was released: the array this view was made "
                 "from is gone");
+  }
+  if (!Generation)
+    return; // memory the program owns
+  CallGuard Guard(CallGuard::Pins::keep);
   // Every array argument of every kernel call comes here: the name is
   // built only when the check fails.
-  if (Generation && Generation != rt::currentGeneration())
+  if (Generation != rt::currentGeneration()) {
+    CallGuard::forgetPins();
     check_generation(Generation, call_name(Kind, Op).c_str());
+  }
+  // The call that uses the memory checks that no reset came in between.
+  CallGuard::pin(Generation);
 }
 
 void qd::detail::throw_shape_mismatch(const char *What, const int64_t *Dst,
                                       const int64_t *Src, int Dims) {
+  CallGuard::forgetPins();
   auto Text = [&](const int64_t *Shape) {
     std::string Out = "[";
     for (int I = 0; I < Dims; ++I)

@@ -135,9 +135,17 @@ static void launch(const char *What, qdrt_module *M, uint32_t Kernel,
                          K.scalars_size - K.result_offset < K.result_size))
     throw qd::Error(std::string(What) + ": kernel '" + K.name +
                     "': its scalars do not fit its argument block");
+  CallGuard Guard(CallGuard::Pins::consume);
   Runtime &RT = current();
+  // Its arrays and stream were checked by earlier calls of this thread.
+  CallGuard::checkPins(RT.generation(), What, K.name);
+  uint64_t Mark = RT.launchMark();
   launchKernel(RT, *M->Desc, loaded(RT, *M), Kernel, Args, Iterations, Stream,
                Result);
+  // A kernel that returns a value waited for its stream: its own failure,
+  // or one parked on that stream before, is raised now.
+  if (Result)
+    RT.checkAsserts(What, Stream, Mark);
 }
 
 qdrt_status qdrt_launch(qdrt_module *M, uint32_t Kernel, const void *Args,
@@ -154,7 +162,6 @@ qdrt_status qdrt_launch_result(qdrt_module *M, uint32_t Kernel,
     if (!Result)
       throw qd::Error("qdrt_launch_result: no place for the result");
     launch("qdrt_launch_result", M, Kernel, Args, Iterations, Stream, Result);
-    current().checkAsserts("qdrt_launch_result");
   });
 }
 
@@ -162,6 +169,7 @@ qdrt_status qdrt_field_address(qdrt_module *M, uint32_t Field, void **Address) {
   return guarded([&] {
     if (!M || !M->Desc || Field >= M->Desc->num_fields || !Address)
       throw qd::Error("qdrt_field_address: no such field");
+    CallGuard Guard(CallGuard::Pins::keep);
     Runtime &RT = current();
     *Address = loaded(RT, *M).Fields[Field];
   });
@@ -173,6 +181,7 @@ qdrt_status qdrt_task_function(qdrt_module *M, uint32_t Kernel, uint32_t Task,
     if (!M || !M->Desc || Kernel >= M->Desc->num_kernels || !Native ||
         Task >= M->Desc->kernels[Kernel].num_tasks)
       throw qd::Error("qdrt_task_function: no such task");
+    CallGuard Guard;
     Runtime &RT = current();
     *Native =
         loaded(RT, *M).Functions[M->Desc->kernels[Kernel].first_task + Task];

@@ -16,27 +16,33 @@
 
 #include <atomic>
 
-/// A registered module: its descriptor, checked once, and the module as
-/// loaded by the running runtime (so a launch finds it without a lock).
+/// A registered module: its descriptor, checked once.
 struct qdrt_module {
   explicit qdrt_module(const qdrt_module_desc *Desc) : Desc(Desc) {}
   const qdrt_module_desc *Desc;
-  std::atomic<qd::rt::LoadedModule *> Loaded{nullptr};
-  std::atomic<uint64_t> LoadedGeneration{0};
 };
 
 namespace qd::rt {
 
-/// The module as loaded on RT, loading it on first use.
+/// The module as loaded on RT, loading it on first use. Each thread keeps
+/// the modules it used last, by runtime generation (never reused), so a
+/// launch finds its module without a lock, and an entry of a runtime that
+/// is gone is never used (the caller holds RT, so RT is not gone).
 inline LoadedModule &loaded(Runtime &RT, qdrt_module &M) {
-  LoadedModule *LM = M.Loaded.load(std::memory_order_acquire);
-  if (LM &&
-      M.LoadedGeneration.load(std::memory_order_acquire) == RT.generation())
-    return *LM;
-  LM = &RT.load(M);
-  M.Loaded.store(LM, std::memory_order_release);
-  M.LoadedGeneration.store(RT.generation(), std::memory_order_release);
-  return *LM;
+  struct Entry {
+    const qdrt_module *Module;
+    uint64_t Generation;
+    LoadedModule *Loaded;
+  };
+  constexpr unsigned Ways = 8;
+  thread_local Entry Cache[Ways] = {};
+  Entry &E = Cache[(reinterpret_cast<uintptr_t>(&M) / sizeof(qdrt_module)) %
+                   Ways];
+  if (E.Module == &M && E.Generation == RT.generation())
+    return *E.Loaded;
+  LoadedModule &LM = RT.load(M);
+  E = {&M, RT.generation(), &LM};
+  return LM;
 }
 
 /// Checks a descriptor's version and tables; throws qd::Error naming the

@@ -13,7 +13,9 @@
 #include "Runtime.h"
 #include "Module.h"
 
+#include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +23,105 @@
 using namespace qd::rt;
 
 Device::~Device() = default;
+
+namespace {
+/// Calls in flight against qd::reset(): the calls share it, a reset that
+/// destroys a runtime takes it alone. A waiting reset holds new calls back,
+/// so a steady stream of calls cannot starve it.
+class LifeLock {
+public:
+  void lockShared() {
+    for (;;) {
+      if (!(State.fetch_add(1, std::memory_order_acquire) & Writer))
+        return;
+      // A reset waits or runs: step back, and wait for its end.
+      if (State.fetch_sub(1, std::memory_order_acq_rel) - 1 == Writer)
+        wake();
+      std::unique_lock<std::mutex> Lock(Mutex);
+      Changed.wait(Lock, [&] {
+        return !(State.load(std::memory_order_acquire) & Writer);
+      });
+    }
+  }
+  void unlockShared() {
+    if (State.fetch_sub(1, std::memory_order_acq_rel) - 1 == Writer)
+      wake();
+  }
+  void lock() {
+    Writers.lock();
+    State.fetch_or(Writer, std::memory_order_acq_rel);
+    std::unique_lock<std::mutex> Lock(Mutex);
+    Changed.wait(Lock,
+                 [&] { return State.load(std::memory_order_acquire) == Writer; });
+  }
+  void unlock() {
+    State.fetch_and(~Writer, std::memory_order_acq_rel);
+    wake();
+    Writers.unlock();
+  }
+
+private:
+  void wake() {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Changed.notify_all();
+  }
+  static constexpr uint64_t Writer = uint64_t(1) << 63;
+  std::atomic<uint64_t> State{0}; ///< calls in flight, and Writer
+  std::mutex Mutex, Writers;
+  std::condition_variable Changed;
+};
+
+/// Never destroyed: arrays and streams destroyed at exit, after libqdrt's
+/// own globals, still take it.
+LifeLock &lifeLock() {
+  static LifeLock *L = new LifeLock;
+  return *L;
+}
+
+thread_local unsigned CallDepth = 0;
+/// What this thread's checks accepted, for the consuming call that follows.
+thread_local uint64_t Pinned = 0;
+constexpr uint64_t PinMismatch = UINT64_MAX;
+} // namespace
+
+CallGuard::CallGuard(Pins P) : Outermost(CallDepth == 0) {
+  if (Outermost) {
+    lifeLock().lockShared();
+    if (P == Pins::clear)
+      Pinned = 0;
+  }
+  ++CallDepth;
+}
+
+CallGuard::~CallGuard() {
+  --CallDepth;
+  if (Outermost)
+    lifeLock().unlockShared();
+}
+
+bool CallGuard::active() { return CallDepth > 0; }
+
+void CallGuard::pin(uint64_t Generation) {
+  if (CallDepth != 1 || !Generation)
+    return;
+  Pinned = !Pinned || Pinned == Generation ? Generation : PinMismatch;
+}
+
+void CallGuard::checkPins(uint64_t Generation, const char *What,
+                          const char *Kernel) {
+  if (CallDepth != 1)
+    return; // inside an outer call, which holds the runtime throughout
+  uint64_t P = Pinned;
+  Pinned = 0;
+  if (P && P != Generation)
+    throw qd::Error(std::string(What) +
+                    (Kernel ? std::string(": kernel '") + Kernel + "'" : "") +
+                    ": qd::reset() ran on another thread after the arrays or "
+                    "the stream of this call were checked; their runtime is "
+                    "gone");
+}
+
+void CallGuard::forgetPins() { Pinned = 0; }
 
 Runtime::Runtime(std::unique_ptr<Device> Dev, int Ordinal, uint64_t Generation)
     : D(std::move(Dev)), Pool(*D), Graphs(std::make_unique<GraphKernels>(*D)),
@@ -31,6 +132,12 @@ Runtime::~Runtime() {
     D->synchronizeStream(nullptr);
   } catch (const qd::Error &) {
   }
+  if (ZeroStream)
+    try {
+      D->synchronizeStream(ZeroStream);
+      D->destroyStream(ZeroStream);
+    } catch (const qd::Error &) {
+    }
   Graphs.reset(); // before the modules whose functions they launch
   for (auto &[M, LM] : Modules)
     try {
@@ -53,8 +160,25 @@ void *Runtime::allocate(size_t Bytes) {
                     std::to_string(PTRDIFF_MAX));
   // Whole 32-bit words: an 8- or 16-bit atomic on a GPU is a
   // compare-and-swap of the enclosing word, which must lie inside.
-  void *P = D->allocate((Bytes + 3) / 4 * 4);
+  size_t Words = (Bytes + 3) / 4;
+  void *P = D->allocate(Words * 4);
   try {
+    // A new array holds zeros, never an earlier one's bytes. On a GPU the
+    // memset runs on a stream of the runtime's own, waited for here: the
+    // array may be used at once on any stream (non-blocking streams do not
+    // wait for the default one).
+    Handle Stream = nullptr;
+    if (Words && D->hasStreams()) {
+      std::lock_guard<std::mutex> Lock(BuffersMutex);
+      if (!ZeroStream)
+        ZeroStream = D->createStream();
+      Stream = ZeroStream;
+    }
+    if (Words) {
+      D->memset(P, 0, 4, Words, Stream);
+      if (Stream)
+        D->synchronizeStream(Stream);
+    }
     std::lock_guard<std::mutex> Lock(BuffersMutex);
     Buffers.insert(P);
   } catch (...) {
@@ -100,32 +224,120 @@ LoadedModule &Runtime::load(qdrt_module &M) {
   return *Modules.emplace(&M, std::move(LM)).first->second;
 }
 
-void Runtime::checkAsserts(const char *What) {
-  std::lock_guard<std::mutex> Lock(ModulesMutex);
-  for (auto &[M, LM] : Modules) {
-    if (!LM->AssertRecord)
-      continue;
+std::string qd::rt::describeAssert(const char *What,
+                                   const qdrt_assert_record &Record) {
+  qdrt_assert_record R = Record;
+  R.function[sizeof(R.function) - 1] = 0;
+  R.file[sizeof(R.file) - 1] = 0;
+  R.text[sizeof(R.text) - 1] = 0;
+  return std::string(What) + ": " +
+         (R.kind == 1   ? "index check"
+          : R.kind == 2 ? "assert"
+          : R.kind == 3 ? "block sync check"
+                        : "QD_ASSERT") +
+         " failed in '" + R.function + "' at " + R.file + ":" +
+         std::to_string(R.line) + ": " + R.text;
+}
+
+uint64_t Runtime::launchMark() {
+  std::lock_guard<std::mutex> Lock(AssertMutex);
+  return LaunchSeq;
+}
+
+void Runtime::noteLaunch(const LoadedModule &LM, Handle Stream) {
+  if (!LM.AssertRecord)
+    return;
+  std::lock_guard<std::mutex> Lock(AssertMutex);
+  auto Captured = Capturing.find(Stream);
+  if (Captured != Capturing.end()) {
+    // Recorded, not run: it runs where the graph is launched.
+    std::vector<const LoadedModule *> &Mods = Captured->second;
+    if (std::find(Mods.begin(), Mods.end(), &LM) == Mods.end())
+      Mods.push_back(&LM);
+    return;
+  }
+  Launchers[&LM][Stream] = ++LaunchSeq;
+}
+
+void Runtime::park(Handle Stream, const qdrt_assert_record &Record) {
+  std::lock_guard<std::mutex> Lock(AssertMutex);
+  Pending.emplace(Stream, Record); // the first failure stays
+}
+
+void Runtime::checkAsserts(const char *What, Handle Stream, uint64_t Mark,
+                           bool Forget) {
+  std::vector<const LoadedModule *> Records;
+  {
+    std::lock_guard<std::mutex> Lock(ModulesMutex);
+    for (auto &[M, LM] : Modules)
+      if (LM->AssertRecord)
+        Records.push_back(LM.get());
+  }
+  std::unique_lock<std::mutex> Lock(AssertMutex);
+  for (const LoadedModule *LM : Records) {
     // One word per module with assertions, after the work it waited for.
     uint32_t Failed = 0;
     D->copyToHost(&Failed, LM->AssertRecord, sizeof(Failed), nullptr);
-    if (!Failed)
+    std::unordered_map<Handle, uint64_t> &Streams = Launchers[LM];
+    if (!Failed) {
+      // Stream's launches before the synchronization did not fail.
+      auto It = Streams.find(Stream);
+      if (It != Streams.end() && It->second <= Mark)
+        Streams.erase(It);
       continue;
+    }
     qdrt_assert_record R;
     D->copyToHost(&R, LM->AssertRecord, sizeof(R), nullptr);
     qdrt_assert_record Clear{};
     D->copyToDevice(LM->AssertRecord, &Clear, sizeof(Clear), nullptr);
     D->synchronizeStream(nullptr);
-    R.function[sizeof(R.function) - 1] = 0;
-    R.file[sizeof(R.file) - 1] = 0;
-    R.text[sizeof(R.text) - 1] = 0;
-    throw qd::Error(std::string(What) + ": " +
-                    (R.kind == 1   ? "index check"
-                     : R.kind == 2 ? "assert"
-                     : R.kind == 3 ? "block sync check"
-                                   : "QD_ASSERT") +
-                    " failed in '" + R.function + "' at " + R.file + ":" +
-                    std::to_string(R.line) + ": " + R.text);
+    // The record does not say which launch failed: every stream that
+    // launched the module since its last check gets the error (once).
+    if (Streams.empty())
+      Pending.emplace(Stream, R);
+    for (auto &[S, Seq] : Streams)
+      Pending.emplace(S, R);
+    Streams.clear();
   }
+  auto P = Pending.find(Stream);
+  if (Forget)
+    for (auto &[LM, Streams] : Launchers)
+      Streams.erase(Stream);
+  if (P == Pending.end())
+    return;
+  qdrt_assert_record R = P->second;
+  Pending.erase(P);
+  Lock.unlock();
+  throw qd::Error(describeAssert(What, R));
+}
+
+void Runtime::captureBegin(Handle Stream) {
+  std::lock_guard<std::mutex> Lock(AssertMutex);
+  Capturing[Stream].clear();
+}
+
+void Runtime::captureEnd(Handle Stream, Handle Graph) {
+  std::lock_guard<std::mutex> Lock(AssertMutex);
+  auto It = Capturing.find(Stream);
+  if (It == Capturing.end())
+    return;
+  if (Graph && !It->second.empty())
+    GraphModules[Graph] = std::move(It->second);
+  Capturing.erase(It);
+}
+
+void Runtime::noteGraphLaunch(Handle Graph, Handle Stream) {
+  std::lock_guard<std::mutex> Lock(AssertMutex);
+  auto It = GraphModules.find(Graph);
+  if (It == GraphModules.end())
+    return;
+  for (const LoadedModule *LM : It->second)
+    Launchers[LM][Stream] = ++LaunchSeq;
+}
+
+void Runtime::forgetGraph(Handle Graph) {
+  std::lock_guard<std::mutex> Lock(AssertMutex);
+  GraphModules.erase(Graph);
 }
 
 namespace {
@@ -197,9 +409,14 @@ void install(std::unique_ptr<Device> D, int Ordinal) {
 }
 } // namespace
 
-Device *qd::rt::deviceOf(uint64_t Generation) {
+Runtime *qd::rt::runtimeOf(uint64_t Generation) {
   Runtime *R = currentIfRunning();
-  return R && R->generation() == Generation ? &R->device() : nullptr;
+  return R && R->generation() == Generation ? R : nullptr;
+}
+
+Device *qd::rt::deviceOf(uint64_t Generation) {
+  Runtime *R = runtimeOf(Generation);
+  return R ? &R->device() : nullptr;
 }
 
 Runtime *qd::rt::currentIfRunning() {
@@ -211,14 +428,24 @@ uint64_t qd::rt::currentGeneration() {
   return R ? R->generation() : 0;
 }
 
+/// Starts a runtime on A unless the same one runs; returns the running
+/// one (which a caller holding a CallGuard may use: a reset that takes it
+/// away waits for the caller).
+static Runtime *startAndGet(qd::Arch A, qd::InitOptions Options);
+
 Runtime &qd::rt::current() {
   if (Runtime *R = currentIfRunning())
     return *R;
-  start(qd::Arch::best, {});
-  return *currentIfRunning();
+  // Not currentIfRunning() again: a reset on another thread may have taken
+  // what this call started away already.
+  return *startAndGet(qd::Arch::best, {});
 }
 
 void qd::rt::start(qd::Arch A, InitOptions Options) {
+  startAndGet(A, Options);
+}
+
+static Runtime *startAndGet(qd::Arch A, qd::InitOptions Options) {
   if (!isArch(A))
     throw qd::Error("qd::init: " + std::to_string(static_cast<int>(A)) +
                     " is not a qd::Arch (best, cuda, amdgpu or cpu)");
@@ -229,7 +456,7 @@ void qd::rt::start(qd::Arch A, InitOptions Options) {
         (Wanted == qd::Arch::best || Wanted == Owner->device().arch()) &&
         Options.device == Owner->ordinal();
     if (Same)
-      return;
+      return Owner.R.get();
     throw qd::Error(std::string("qd::init: the runtime already runs on ") +
                     qd::arch_name(Owner->device().arch()) + " device " +
                     std::to_string(Owner->ordinal()) +
@@ -239,6 +466,7 @@ void qd::rt::start(qd::Arch A, InitOptions Options) {
     throw qd::Error("qd::init: device ordinal " +
                     std::to_string(Options.device) + " is negative");
   install(createDevice(Wanted, Options.device), Options.device);
+  return Owner.R.get();
 }
 
 void qd::rt::startWithDevice(std::unique_ptr<Device> D) {
@@ -250,7 +478,22 @@ void qd::rt::startWithDevice(std::unique_ptr<Device> D) {
 }
 
 void qd::rt::shutdown() {
-  std::lock_guard<std::mutex> Lock(StartMutex);
-  Current.store(nullptr, std::memory_order_release);
-  Owner.R.reset();
+  if (CallGuard::active())
+    throw qd::Error("qd::reset: called from inside a runtime call on the "
+                    "same thread (a function given to qd::capture, or a "
+                    "graph's replay), which uses the runtime");
+  std::unique_ptr<Runtime> Old;
+  {
+    // New calls see no runtime from here on (or a new one, once started).
+    std::lock_guard<std::mutex> Lock(StartMutex);
+    Current.store(nullptr, std::memory_order_release);
+    Old = std::move(Owner.R);
+  }
+  if (!Old)
+    return;
+  // The calls in flight still use it: wait for them, then destroy it.
+  LifeLock &Life = lifeLock();
+  Life.lock();
+  Old.reset();
+  Life.unlock();
 }

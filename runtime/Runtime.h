@@ -8,6 +8,11 @@
 // Every Runtime has a generation number, so handles and buffers made by an
 // earlier one are recognised (and only forgotten) after a reset.
 //
+// Every public entry point of libqdrt holds a CallGuard while it uses the
+// runtime: qd::reset() takes the runtime away from new calls at once, then
+// waits for the calls in flight before it destroys it, so no call ever
+// uses a freed runtime.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef QDRT_RUNTIME_H
@@ -16,8 +21,10 @@
 #include "Device.h"
 #include "StreamPool.h"
 
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -32,6 +39,42 @@ struct LoadedModule {
   std::vector<Handle> Functions; ///< one per task
   std::vector<void *> Fields;    ///< one per field
   void *AssertRecord = nullptr;  ///< its qdrt_assert_record, if it has one
+};
+
+/// Held by every public entry point of libqdrt for as long as it uses the
+/// runtime (calls nested in one, such as the kernels a captured function
+/// launches, share the outermost one's). qd::reset() waits until no call
+/// holds one before it destroys the runtime.
+///
+/// A public call that only checks an object made earlier (an array's or a
+/// stream's generation) and the call that then uses its memory or handle
+/// are two calls: the check remembers, for this thread, the generation it
+/// accepted (Pins::check), and the call that uses the memory refuses to
+/// run when a reset came in between (Pins::consume). Any other outermost
+/// call forgets what was remembered (Pins::clear).
+class CallGuard {
+public:
+  enum class Pins { clear, keep, consume };
+  explicit CallGuard(Pins P = Pins::clear);
+  ~CallGuard();
+  CallGuard(const CallGuard &) = delete;
+  CallGuard &operator=(const CallGuard &) = delete;
+
+  /// Whether this thread is inside a runtime call.
+  static bool active();
+  /// Remembers Generation (not 0) for the consuming call that follows on
+  /// this thread; only the outermost call remembers.
+  static void pin(uint64_t Generation);
+  /// In a consuming call: throws qd::Error "<What>: ..." (naming Kernel
+  /// when not null) when what was remembered belongs to another runtime
+  /// than Generation's; forgets it.
+  static void checkPins(uint64_t Generation, const char *What,
+                        const char *Kernel = nullptr);
+  /// Forgets what was remembered (a check's call failed before using it).
+  static void forgetPins();
+
+private:
+  bool Outermost;
 };
 
 class Runtime;
@@ -89,13 +132,35 @@ public:
   /// in the pool.
   LoadedModule &load(qdrt_module &M);
 
-  /// After a synchronization: a QD_ASSERT that failed in a loaded module
-  /// is a qd::Error naming where (the record is cleared first, so the
-  /// runtime stays usable). What names the synchronizing call.
-  void checkAsserts(const char *What);
+  /// Assertions (docs/runtime.md, "Assertions"). A failed QD_ASSERT is the
+  /// error of the stream whose work failed, raised at that stream's next
+  /// synchronization.
+  ///
+  /// launchMark() is taken before a stream is synchronized; noteLaunch()
+  /// remembers that Stream launched a kernel of LM (GPUs: the module's
+  /// record is shared by all its launches).
+  uint64_t launchMark();
+  void noteLaunch(const LoadedModule &LM, Handle Stream);
+  /// A failure of work on Stream, kept until its next synchronization (the
+  /// first one is kept).
+  void park(Handle Stream, const qdrt_assert_record &Record);
+  /// After Stream was synchronized (Mark from before): reads and clears
+  /// the modules' records, keeping each failure as the pending error of
+  /// the streams that launched the module since its last check, then
+  /// throws Stream's pending error as a qd::Error naming What. Forget: the
+  /// stream is destroyed; nothing stays for it.
+  void checkAsserts(const char *What, Handle Stream, uint64_t Mark,
+                    bool Forget = false);
+  /// Graphs of qd::capture: the modules whose kernels Graph replays, so
+  /// that a replay on a stream counts as their launches.
+  void captureBegin(Handle Stream);
+  void captureEnd(Handle Stream, Handle Graph);
+  void noteGraphLaunch(Handle Graph, Handle Stream);
+  void forgetGraph(Handle Graph);
 
   /// Device memory the runtime tracks, so that reset() frees what users
   /// still hold (their buffers then know they belong to a gone runtime).
+  /// Zero-filled by a device memset before it is returned.
   void *allocate(size_t Bytes);
   void deallocate(void *Pointer);
 
@@ -110,23 +175,45 @@ private:
       Modules;
   std::mutex BuffersMutex;
   std::unordered_set<void *> Buffers;
+  /// The stream on which new buffers are zeroed (GPUs), made on first use.
+  Handle ZeroStream = nullptr;
+
+  std::mutex AssertMutex;
+  uint64_t LaunchSeq = 0;
+  /// Per module with a record: the streams that launched it since its
+  /// last check, each with the sequence number of its latest launch.
+  std::unordered_map<const LoadedModule *, std::unordered_map<Handle, uint64_t>>
+      Launchers;
+  std::unordered_map<Handle, qdrt_assert_record> Pending;
+  /// qd::capture: the modules launched on each stream being captured, and
+  /// those of each graph.
+  std::map<Handle, std::vector<const LoadedModule *>> Capturing;
+  std::map<Handle, std::vector<const LoadedModule *>> GraphModules;
 };
 
-/// The current runtime; starts the default one when there is none.
+/// "<What>: QD_ASSERT failed in '<function>' at <file>:<line>: <text>".
+std::string describeAssert(const char *What, const qdrt_assert_record &Record);
+
+/// The current runtime; starts the default one when there is none. Like
+/// the three below, only for a thread that holds a CallGuard (or a test
+/// that runs alone), and valid while it holds it.
 Runtime &current();
 /// The current runtime, or null when none runs.
 Runtime *currentIfRunning();
 /// Generation of the current runtime, 0 when none runs.
 uint64_t currentGeneration();
-/// The device, when Generation is the running runtime's; null otherwise
+/// The runtime, when Generation is the running runtime's; null otherwise
 /// (an object made before qd::reset()).
+Runtime *runtimeOf(uint64_t Generation);
+/// Its device.
 Device *deviceOf(uint64_t Generation);
 
 /// Starts a runtime on Arch (see qd::init).
 void start(Arch A, InitOptions Options);
 /// Starts a runtime on a given device (tests use the mock device).
 void startWithDevice(std::unique_ptr<Device> D);
-/// Ends the current runtime, if any.
+/// Ends the current runtime, if any: new calls no longer see it, and it is
+/// destroyed once the calls in flight are done.
 void shutdown();
 
 } // namespace qd::rt

@@ -27,6 +27,7 @@
 #include <dlpack/dlpack.h>
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -86,15 +87,21 @@ inline std::string dlpack_device_name(DLDevice d) {
 }
 
 /// Throws qd::Error "qd::from_dlpack: ..." unless `t` can be used as a
-/// contiguous row-major array of `dims` elements of `want` on the running
-/// runtime's device.
-inline void check_dlpack(const DLTensor &t, DLDataType want, int dims) {
+/// contiguous row-major array of `dims` elements of `want` (`elem_bytes`
+/// bytes, aligned to `align`) on the running runtime's device. Every field
+/// is checked before it is read through: a null shape, a negative extent,
+/// a size that overflows, null data with elements, misaligned data.
+inline void check_dlpack(const DLTensor &t, DLDataType want, int dims,
+                         size_t elem_bytes, size_t align) {
   auto fail = [](const std::string &why) {
     throw Error("qd::from_dlpack: " + why);
   };
   if (t.ndim != dims)
     fail("the tensor has " + std::to_string(t.ndim) + " dimensions, the " +
          "array " + std::to_string(dims));
+  if (dims > 0 && !t.shape)
+    fail("the tensor's shape is null, with " + std::to_string(dims) +
+         " dimensions");
   if (t.dtype.code != want.code || t.dtype.bits != want.bits ||
       t.dtype.lanes != want.lanes)
     fail("the tensor's elements are " + dlpack_type_name(t.dtype) +
@@ -105,8 +112,31 @@ inline void check_dlpack(const DLTensor &t, DLDataType want, int dims) {
     fail("the tensor is on " + dlpack_device_name(t.device) + ", the " +
          arch_name(current_arch()) + " runtime's memory is " +
          dlpack_device_name(mine));
-  if (!t.strides)
-    return; // compact row-major
+  bool empty = false;
+  for (int d = 0; d < dims; ++d) {
+    if (t.shape[d] < 0)
+      fail("dimension " + std::to_string(d) + " has a negative extent " +
+           std::to_string(t.shape[d]));
+    empty |= t.shape[d] == 0;
+  }
+  size_t elements = 1, bytes = 0;
+  if (!empty) {
+    bool overflow = false;
+    for (int d = 0; d < dims && !overflow; ++d)
+      overflow = __builtin_mul_overflow(elements, t.shape[d], &elements);
+    if (overflow || __builtin_mul_overflow(elements, elem_bytes, &bytes) ||
+        bytes > static_cast<size_t>(PTRDIFF_MAX))
+      fail("the tensor's size in bytes overflows");
+  }
+  if (bytes && !t.data)
+    fail("the tensor's data is null, with " + std::to_string(bytes) +
+         " bytes of elements");
+  if (bytes && (reinterpret_cast<uintptr_t>(t.data) + t.byte_offset) % align)
+    fail("the tensor's data (with its byte_offset " +
+         std::to_string(t.byte_offset) + ") is not aligned to its " +
+         std::to_string(align) + "-byte elements");
+  if (!t.strides || !bytes)
+    return; // compact row-major (null strides), or nothing to lay out
   int64_t expected = 1;
   for (int d = dims - 1; d >= 0; --d) {
     // A dimension of extent 1 may have any stride (PyTorch's do).
@@ -186,17 +216,23 @@ private:
 /// Takes `tensor` (see the file comment for ownership): a qd::Error, with
 /// the tensor not taken, when it is null, of another rank or element type,
 /// on another device than the runtime's (kDLCUDA with the runtime's device
-/// on CUDA, kDLCPU on the CPU backend), or not contiguous row-major.
+/// on CUDA, kDLCPU on the CPU backend), not contiguous row-major (null
+/// strides mean compact row-major), or malformed: a null shape, a negative
+/// extent, null or misaligned data with elements.
 template <typename T, int Dims>
 DLPackArray<T, Dims> from_dlpack(DLManagedTensor *tensor) {
   if (!tensor)
     throw Error("qd::from_dlpack: the tensor is null");
   const DLTensor &t = tensor->dl_tensor;
-  detail::check_dlpack(t, detail::dlpack_type<T>(), Dims);
+  detail::check_dlpack(t, detail::dlpack_type<T>(), Dims, sizeof(T),
+                       alignof(T));
   std::array<int64_t, Dims> shape{};
   for (int d = 0; d < Dims; ++d)
     shape[static_cast<size_t>(d)] = t.shape[d];
-  T *data = reinterpret_cast<T *>(static_cast<char *>(t.data) + t.byte_offset);
+  // An empty tensor's data may be null (with any offset): nothing is read.
+  T *data = t.data ? reinterpret_cast<T *>(static_cast<char *>(t.data) +
+                                           t.byte_offset)
+                   : nullptr;
   // Checked as a view (null data, memory the device cannot use) before it
   // is taken.
   NdarrayView<T, Dims> checked(data, shape);

@@ -36,8 +36,12 @@ struct Launch {
 };
 
 namespace detail {
-/// Device memory on the current device; host memory on CPU.
+/// Device memory on the current device; host memory on CPU. Zero-filled.
 void *allocate(size_t bytes);
+/// The same (null for 0 bytes), with the generation of the runtime that
+/// allocated it, taken in the same call (a qd::reset() on another thread
+/// cannot come in between).
+void *allocate(size_t bytes, uint64_t &generation);
 void deallocate(void *pointer, uint64_t generation) noexcept;
 uint64_t generation();
 void copy_to_device(void *dst, const void *src, size_t bytes, void *stream,
@@ -112,13 +116,12 @@ public:
   static constexpr int rank = Dims;
 
   Ndarray() = default;
-  /// Throws qd::Error for a negative extent or a shape too large to
-  /// address (its size in bytes over PTRDIFF_MAX).
+  /// Every element is zero (all bytes 0). Throws qd::Error for a negative
+  /// extent or a shape too large to address (its size in bytes over
+  /// PTRDIFF_MAX).
   explicit Ndarray(const std::array<int64_t, Dims> &shape) : shape_(shape) {
     size_t n = detail::checked_size(shape_.data(), Dims, sizeof(T));
-    if (n)
-      data_ = detail::allocate(n * sizeof(T));
-    generation_ = detail::generation();
+    data_ = detail::allocate(n * sizeof(T), generation_);
     alive_ = std::make_shared<char>();
   }
   Ndarray(std::initializer_list<int64_t> shape) : Ndarray(toShape(shape)) {}
@@ -351,9 +354,13 @@ public:
   /// The field as a view, for kernels taking an ndarray, copies and fills;
   /// a view kept past qd::reset() is a qd::Error when used.
   NdarrayView<T, rank> view() const {
+    // The generation before the address: should a qd::reset() come in
+    // between, the view belongs to the runtime that is gone (refused when
+    // used), never a gone address to the new one.
+    uint64_t generation = detail::generation();
     return NdarrayView<T, rank>(static_cast<T *>(data()),
-                                std::array<int64_t, rank>{Dims...},
-                                detail::generation(), "qd::Field");
+                                std::array<int64_t, rank>{Dims...}, generation,
+                                "qd::Field");
   }
   operator NdarrayView<T, rank>() const { return view(); }
 

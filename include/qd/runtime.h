@@ -100,10 +100,13 @@ public:
 private:
   friend Stream create_stream();
   friend void *detail::stream_handle(const Stream &, const char *);
-  Stream(void *handle, bool owned, uint64_t generation)
-      : handle_(handle), owned_(owned), generation_(generation) {}
+  Stream(void *handle, void *id, bool owned, uint64_t generation)
+      : handle_(handle), id_(id), owned_(owned), generation_(generation) {}
 
   void *handle_ = nullptr;
+  /// The runtime's handle: handle_ on GPUs, a token of the stream on the
+  /// CPU (whose handle_ is 0); what qd::on passes to a launch.
+  void *id_ = nullptr;
   bool owned_ = false;
   bool live_ = false;
   uint64_t generation_ = 0;

@@ -6,16 +6,21 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Tasks run on the host when they are launched, split across a
-// pool of std::threads; launch returns when the task is done. Streams and
-// events have handle 0 and their calls do nothing, so code written for GPUs
-// runs unchanged; stream-parallel groups run one after another in source
-// order. Fields live in the module's own host storage.
+// pool of std::threads; launch returns when the task is done. Events have
+// handle 0 and stream and event calls do nothing, so code written for GPUs
+// runs unchanged; each stream is a distinct token (qd::Stream::handle()
+// still says 0), so that errors belong to the stream whose work failed.
+// Stream-parallel groups run one after another in source order. Fields
+// live in the module's own host storage. Each thread that runs a chunk of
+// a launch writes failed assertions to the launching thread's record
+// (qd::detail::cpu_assert_record_).
 //
 //===----------------------------------------------------------------------===//
 
 #include "../Device.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -26,6 +31,8 @@
 #include <vector>
 
 using namespace qd::rt;
+
+__thread qdrt_assert_record *qd::detail::cpu_assert_record_ = nullptr;
 
 namespace {
 
@@ -131,8 +138,13 @@ public:
     return "host CPU (" + std::to_string(Pool.size()) + " threads)";
   }
   bool hasStreams() const override { return false; }
+  bool hasLaunchRecords() const override { return true; }
 
-  Handle createStream() override { return nullptr; }
+  /// A token, never 0 (the default stream), never reused.
+  Handle createStream() override {
+    return reinterpret_cast<Handle>(
+        uintptr_t(NextStream.fetch_add(1, std::memory_order_relaxed)));
+  }
   void destroyStream(Handle) override {}
   void synchronizeStream(Handle) override {}
   Handle createEvent(bool) override { return nullptr; }
@@ -163,6 +175,8 @@ public:
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
               const void *Args, size_t, Handle) override {
     auto Task = reinterpret_cast<qdrt_cpu_task_fn>(Fn);
+    // The launch's assertion record, for the pool's threads too.
+    qdrt_assert_record *Record = qd::detail::cpu_assert_record_;
     if (Iterations == QDRT_DEVICE_TRIP) {
       // The earlier tasks have run: the range reads what they wrote.
       if (!T.cpu_trip)
@@ -177,9 +191,11 @@ public:
       Task(Args, 0, 1);
       return;
     }
-    Pool.parallelFor(
-        Iterations, T.cpu_threads,
-        [&](uint64_t Begin, uint64_t End) { Task(Args, Begin, End); });
+    Pool.parallelFor(Iterations, T.cpu_threads,
+                     [&](uint64_t Begin, uint64_t End) {
+                       RecordScope Scope(Record);
+                       Task(Args, Begin, End);
+                     });
   }
 
   void *allocate(size_t Bytes) override {
@@ -216,7 +232,21 @@ public:
   }
 
 private:
+  /// Sets this thread's assertion record for one chunk.
+  class RecordScope {
+  public:
+    explicit RecordScope(qdrt_assert_record *R)
+        : Saved(qd::detail::cpu_assert_record_) {
+      qd::detail::cpu_assert_record_ = R;
+    }
+    ~RecordScope() { qd::detail::cpu_assert_record_ = Saved; }
+
+  private:
+    qdrt_assert_record *Saved;
+  };
+
   ThreadPool Pool;
+  std::atomic<uintptr_t> NextStream{1};
 };
 
 } // namespace

@@ -232,6 +232,67 @@ TEST_F(MemoryOpsTest, FromDlpackRefusesWhatItCannotUseAndDoesNotTakeIt) {
   EXPECT_EQ(Row.Deleted, 1);
 }
 
+TEST_F(MemoryOpsTest, FromDlpackRefusesMalformedTensorsAndDoesNotTakeThem) {
+  HostTensor NullShape({2, 3});
+  NullShape.Managed.dl_tensor.shape = nullptr;
+  EXPECT_EQ(errorOf([&] { from_dlpack<float, 2>(&NullShape.Managed); }),
+            "qd::from_dlpack: the tensor's shape is null, with 2 dimensions");
+  HostTensor Negative({2, 3});
+  Negative.Shape[1] = -3;
+  EXPECT_EQ(errorOf([&] { from_dlpack<float, 2>(&Negative.Managed); }),
+            "qd::from_dlpack: dimension 1 has a negative extent -3");
+  HostTensor NullData({4});
+  NullData.Managed.dl_tensor.data = nullptr;
+  EXPECT_EQ(errorOf([&] { from_dlpack<float, 1>(&NullData.Managed); }),
+            "qd::from_dlpack: the tensor's data is null, with 16 bytes of "
+            "elements");
+  HostTensor Huge({1, 1});
+  Huge.Shape = {int64_t(1) << 62, 8};
+  EXPECT_EQ(errorOf([&] { from_dlpack<float, 2>(&Huge.Managed); }),
+            "qd::from_dlpack: the tensor's size in bytes overflows");
+  HostTensor Misaligned({4});
+  Misaligned.Managed.dl_tensor.byte_offset = 2;
+  EXPECT_EQ(errorOf([&] { from_dlpack<float, 1>(&Misaligned.Managed); }),
+            "qd::from_dlpack: the tensor's data (with its byte_offset 2) is "
+            "not aligned to its 4-byte elements");
+  HostTensor NegativeRank({2});
+  NegativeRank.Managed.dl_tensor.ndim = -1;
+  EXPECT_EQ(errorOf([&] { from_dlpack<float, 1>(&NegativeRank.Managed); }),
+            "qd::from_dlpack: the tensor has -1 dimensions, the array 1");
+  for (HostTensor *T :
+       {&NullShape, &Negative, &NullData, &Huge, &Misaligned, &NegativeRank})
+    EXPECT_EQ(T->Deleted, 0);
+
+  // Allowed: null strides (compact row-major), a rank-0 tensor without a
+  // shape, an empty tensor without data (whatever its strides).
+  HostTensor Scalar({});
+  Scalar.Managed.dl_tensor.shape = nullptr;
+  EXPECT_EQ((from_dlpack<float, 0>(&Scalar.Managed).to_vector()),
+            std::vector<float>{0});
+  HostTensor Empty({0, 3});
+  Empty.Managed.dl_tensor.data = nullptr;
+  Empty.Strides = {7, 7};
+  Empty.Managed.dl_tensor.strides = Empty.Strides.data();
+  EXPECT_EQ((from_dlpack<float, 2>(&Empty.Managed).size()), 0u);
+  EXPECT_EQ(Scalar.Deleted + Empty.Deleted, 2);
+}
+
+TEST_F(MemoryOpsTest, NewArraysAreZeroWhereFreedArraysWere) {
+  // The allocator hands a freed block out again: its bytes must not show.
+  for (int Round = 0; Round < 8; ++Round) {
+    {
+      Ndarray<float, 1> Old({4096});
+      Old.fill(3.5f);
+      Ndarray<int32_t, 2> Small({3, 5});
+      Small.fill(-1);
+    }
+    Ndarray<float, 1> New({4096});
+    EXPECT_EQ(New.to_vector(), std::vector<float>(4096, 0.0f));
+    Ndarray<int32_t, 2> Small({3, 5});
+    EXPECT_EQ(Small.to_vector(), std::vector<int32_t>(15, 0));
+  }
+}
+
 TEST_F(MemoryOpsTest, ToDlpackExportsAndOwnsWhatIsMovedIn) {
   Ndarray<float, 2> A({2, 5});
   A.fill(3);

@@ -525,6 +525,20 @@ TEST_F(MockRuntimeTest, EveryInjectedFailureIsAnErrorLeaksNothingAndRecovers) {
   }
 }
 
+TEST_F(MockRuntimeTest, NewArraysAreZeroedByADeviceMemset) {
+  calls();
+  Ndarray<float, 1> X({10});
+  // On a stream of the runtime's own, waited for: any stream may use the
+  // array at once.
+  EXPECT_EQ(calls(), (Calls{"allocate 40", "createStream -> s1",
+                            "memset32 10 s1", "synchronize s1"}));
+  Ndarray<uint8_t, 1> Y({5}); // whole words
+  EXPECT_EQ(calls(), (Calls{"allocate 8", "memset32 2 s1", "synchronize s1"}));
+  Ndarray<float, 1> Empty({0});
+  EXPECT_EQ(calls(), Calls{});
+  EXPECT_EQ(X.to_vector(), std::vector<float>(10, 0.0f));
+}
+
 TEST_F(MockRuntimeTest, FillsAreMemsetsOrDoublingCopiesNeverAFullHostBuffer) {
   Ndarray<float, 1> F({1 << 20});
   Ndarray<double, 1> D({1000});

@@ -21,6 +21,8 @@
 #include "gtest/gtest.h"
 
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <thread>
@@ -121,6 +123,64 @@ TEST(StressTest, EightThreadsNeverShareAnEventOnTheMock) {
   PoolStats Stats = current().pool().stats();
   EXPECT_LE(Stats.StreamsCreated, unsigned(Threads * 3));
   EXPECT_EQ(Stats.Leases, uint64_t(Threads * Rounds));
+  qd::reset();
+}
+
+/// qd::reset() on one thread while others allocate, fill, launch and copy:
+/// every call finishes or is a qd::Error, and nothing touches freed memory
+/// (run under AddressSanitizer and ThreadSanitizer by utils/check.sh).
+TEST(StressTest, ResetWhileOtherThreadsUseTheRuntime) {
+  qd::reset();
+  setenv("QD_ARCH", "cpu", 1); // what a call after a reset starts
+  qd::init(Arch::cpu);
+  constexpr int64_t N = 1024;
+  TestModule TM("resetstress");
+  uint32_t K = TM.addKernel("saxpy", {{0, saxpyTask}}, sizeof(SaxpyArgs));
+  qdrt_module *M = TM.registered();
+  std::atomic<bool> Stop{false};
+  std::atomic<int> Completed{0}, Errors{0}, Wrong{0};
+  std::vector<std::thread> Pool;
+  for (int T = 0; T < 4; ++T)
+    Pool.emplace_back([&] {
+      while (!Stop.load()) {
+        try {
+          qd::Stream S = qd::create_stream();
+          Ndarray<float, 1> X({N}), Y({N});
+          X.fill(1.0f);
+          Y.fill_async(2.0f, S);
+          // What a generated launcher does: check its arrays, then launch.
+          X.view().check("to_kernel", "qd::detail");
+          Y.view().check("to_kernel", "qd::detail");
+          SaxpyArgs Args{static_cast<const float *>(X.data()),
+                         static_cast<float *>(Y.data()), 2.0f};
+          launch(M, K, {uint64_t(N)}, &Args, &S);
+          S.synchronize();
+          std::vector<float> Out(N);
+          Y.copy_to_async(Out.data(), Out.size(), S);
+          S.synchronize();
+          qd::Event E = qd::create_event();
+          E.record(S);
+          E.synchronize();
+          qd::sync();
+          if (Out != std::vector<float>(N, 4.0f))
+            ++Wrong;
+          ++Completed;
+        } catch (const qd::Error &) {
+          ++Errors; // an object of a runtime that was reset
+        }
+      }
+    });
+  for (int R = 0; R < 200; ++R) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    qd::reset();
+    qd::init(Arch::cpu);
+  }
+  Stop = true;
+  for (std::thread &T : Pool)
+    T.join();
+  EXPECT_EQ(Wrong.load(), 0);
+  EXPECT_GT(Completed.load() + Errors.load(), 0);
+  unsetenv("QD_ARCH");
   qd::reset();
 }
 

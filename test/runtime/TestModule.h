@@ -71,6 +71,13 @@ public:
     return static_cast<uint32_t>(FieldTable.size() - 1);
   }
 
+  /// Gives the module an assertion record at Record (host memory: the CPU
+  /// backend's and the mock device's).
+  void setAssertRecord(qdrt_assert_record *Record) {
+    RecordDesc = {"qd_assert_record_", sizeof(qdrt_assert_record), Record};
+    HasRecord = Record != nullptr;
+  }
+
   void addImage(qdrt_image_kind Kind, const char *Arch, const void *Data,
                 uint64_t Size) {
     ImageTable.push_back({static_cast<uint32_t>(Kind), keep(Arch), Data, Size});
@@ -91,6 +98,7 @@ public:
     Desc.num_fields = static_cast<uint32_t>(FieldTable.size());
     for (const qdrt_kernel_desc &K : KernelTable)
       Desc.max_groups = std::max(Desc.max_groups, K.num_groups);
+    Desc.assert_record = HasRecord ? &RecordDesc : nullptr;
     return Desc;
   }
 
@@ -113,14 +121,17 @@ private:
   std::vector<qdrt_kernel_desc> KernelTable;
   std::vector<qdrt_field_desc> FieldTable;
   std::vector<qdrt_image> ImageTable;
+  qdrt_field_desc RecordDesc{};
+  bool HasRecord = false;
   qdrt_module_desc Desc{};
 };
 
-/// Launches kernel K of M with one iteration count per task.
+/// Launches kernel K of M with one iteration count per task, on S as
+/// qd::on(*S) gives it to generated code.
 inline void launch(qdrt_module *M, uint32_t K, std::vector<uint64_t> Iterations,
                    const void *Args = nullptr, const qd::Stream *S = nullptr) {
-  qd::detail::check(
-      qdrt_launch(M, K, Args, Iterations.data(), S ? S->handle() : nullptr));
+  qd::detail::check(qdrt_launch(M, K, Args, Iterations.data(),
+                                S ? qd::on(*S).stream : nullptr));
 }
 
 } // namespace qd::rt::test

@@ -33,6 +33,25 @@
 // module has a QD_ASSERT or an assert, or is built with qdc --debug.
 extern QD_GLOBAL_ qdrt_assert_record qd_assert_record_;
 
+#if !defined(__CUDA__) && !defined(__HIP__)
+namespace qd::detail {
+/// The CPU: the record of the launch whose chunk this thread runs, set by
+/// libqdrt (which defines it) around each chunk, so that a failure is the
+/// failing launch's and stream's, not its module's; null outside a launch,
+/// where the module's record is used.
+extern __thread qdrt_assert_record *cpu_assert_record_;
+inline qdrt_assert_record *assert_record_(qdrt_assert_record *module) {
+  qdrt_assert_record *launch = cpu_assert_record_;
+  return launch ? launch : module;
+}
+} // namespace qd::detail
+/// The record a failure of this thread's code goes to.
+#define QD_ASSERT_RECORD_() (::qd::detail::assert_record_(&::qd_assert_record_))
+#else
+/// GPUs: the module's record, which the runtime reads at synchronizations.
+#define QD_ASSERT_RECORD_() (&::qd_assert_record_)
+#endif
+
 namespace qd {
 
 namespace detail {
@@ -735,6 +754,9 @@ QD_DEVICE_FN inline void assert_fail_(qdrt_assert_record *r, const char *cond,
                                       const char *message, const char *file,
                                       unsigned line, const char *function,
                                       uint32_t kind = 0) {
+#if !defined(__CUDA__) && !defined(__HIP__)
+  r = assert_record_(r); // the launch's, when a launch runs this thread
+#endif
   uint32_t expected = 0, one = 1;
   if (__atomic_compare_exchange(&r->failed, &expected, &one, /*weak=*/false,
                                 __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
@@ -812,16 +834,16 @@ QD_DEVICE_FN inline void detail::bounds_fail_(const char *what,
   for (int d = 0; d < rank; ++d)
     (d ? m.put(", ") : m).num(shape[d]);
   m.put(")");
-  assert_fail_(&::qd_assert_record_, m.text, "found by qdc --debug", at.file,
+  assert_fail_(QD_ASSERT_RECORD_(), m.text, "found by qdc --debug", at.file,
                at.line, at.function, /*kind=*/1);
 }
 #endif
 #define QD_ASSERT(cond, message)                                               \
   ((cond) ? (void)0                                                            \
-          : ::qd::detail::assert_fail_(&::qd_assert_record_, #cond, message,   \
+          : ::qd::detail::assert_fail_(QD_ASSERT_RECORD_(), #cond, message,    \
                                        __FILE__, __LINE__, __func__))
 #define QD_ASSERT_STOPPED_()                                                   \
-  __atomic_load_n(&::qd_assert_record_.failed, __ATOMIC_RELAXED)
+  __atomic_load_n(&QD_ASSERT_RECORD_()->failed, __ATOMIC_RELAXED)
 
 // Random numbers (DESIGN section 1.2): Philox4x32-10, counter-based. The
 // key is the call's (a function of the seed and of how many calls came
@@ -1069,17 +1091,15 @@ qd_assert_fail_cpu_(const char *expr, const char *file, unsigned line,
   jmp_buf *jump = qd::detail::cpu_assert_jump_;
   if (!jump)
     qd_real_assert_fail_(expr, file, line, function);
+  qdrt_assert_record *r = QD_ASSERT_RECORD_();
   uint32_t expected = 0, one = 1;
-  if (__atomic_compare_exchange(&::qd_assert_record_.failed, &expected, &one,
-                                false, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-    qd_assert_record_.line = line;
-    qd_assert_record_.kind = 2;
-    qd::detail::assert_copy_(qd_assert_record_.function,
-                             sizeof(qd_assert_record_.function), function);
-    qd::detail::assert_copy_(qd_assert_record_.file,
-                             sizeof(qd_assert_record_.file), file);
-    qd::detail::assert_copy_(qd_assert_record_.text,
-                             sizeof(qd_assert_record_.text), expr);
+  if (__atomic_compare_exchange(&r->failed, &expected, &one, false,
+                                __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    r->line = line;
+    r->kind = 2;
+    qd::detail::assert_copy_(r->function, sizeof(r->function), function);
+    qd::detail::assert_copy_(r->file, sizeof(r->file), file);
+    qd::detail::assert_copy_(r->text, sizeof(r->text), expr);
   }
   longjmp(*jump, 1);
 }
