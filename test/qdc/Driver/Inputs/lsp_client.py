@@ -3,9 +3,13 @@
 given after `--`, opens FILE, prints the diagnostics published for it as
 `diag <line>:<col> <source> <message>` (0-based), then, for each LINE:COL
 given, asks for the definition of the symbol there in FILE and prints
-`def <path>:<line>` for each location."""
+`def <path>:<line>` for each location.
+`--change-to OTHER` (before the positions): once FILE is open, its text in
+the editor becomes OTHER's (a change not saved) before the diagnostics are
+awaited."""
 import json
 import os
+import select
 import subprocess
 import sys
 import time
@@ -14,6 +18,9 @@ import time
 def main():
     sep = sys.argv.index("--")
     path, positions = os.path.abspath(sys.argv[1]), sys.argv[2:sep]
+    change_to = None
+    if positions[:1] == ["--change-to"]:
+        change_to, positions = positions[1], positions[2:]
     server = subprocess.Popen(sys.argv[sep + 1:], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, cwd=os.path.dirname(path))
 
@@ -22,17 +29,33 @@ def main():
         server.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         server.stdin.flush()
 
-    def receive():
-        length = 0
+    pending = [b""]
+
+    def receive(timeout=None):
+        """The next message; None after timeout seconds without one. (Read
+        from the pipe itself: select() does not see what a buffered reader
+        holds.)"""
+        deadline = None if timeout is None else time.time() + timeout
         while True:
-            line = server.stdout.readline()
-            if not line:
+            end = pending[0].find(b"\r\n\r\n")
+            if end >= 0:
+                length = 0
+                for line in pending[0][:end].split(b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                if len(pending[0]) >= end + 4 + length:
+                    body = pending[0][end + 4:end + 4 + length]
+                    pending[0] = pending[0][end + 4 + length:]
+                    return json.loads(body)
+            if deadline is not None:
+                ready, _, _ = select.select([server.stdout], [], [],
+                                            max(0, deadline - time.time()))
+                if not ready:
+                    return None
+            chunk = os.read(server.stdout.fileno(), 1 << 16)
+            if not chunk:
                 sys.exit("the server stopped")
-            if line in (b"\r\n", b"\n"):
-                break
-            if line.lower().startswith(b"content-length:"):
-                length = int(line.split(b":")[1])
-        return json.loads(server.stdout.read(length))
+            pending[0] += chunk
 
     uri = "file://" + path
     send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -44,6 +67,10 @@ def main():
     send({"jsonrpc": "2.0", "method": "textDocument/didOpen",
           "params": {"textDocument": {"uri": uri, "languageId": "cpp", "version": 1,
                                       "text": open(path).read()}}})
+    if change_to:
+        send({"jsonrpc": "2.0", "method": "textDocument/didChange",
+              "params": {"textDocument": {"uri": uri, "version": 2},
+                         "contentChanges": [{"text": open(change_to).read()}]}})
     # Diagnostics: the last set published within a few seconds of quiet
     # (clangd publishes, then qdc-lsp again with qdc's added).
     published, deadline = None, time.time() + 60
@@ -69,11 +96,9 @@ def main():
         next_id += 1
     if not positions:
         quiet = time.time() + 15
-        server_fd = server.stdout
-        import select
         while time.time() < deadline:
-            ready, _, _ = select.select([server_fd], [], [], max(0, quiet - time.time()))
-            if not ready:
+            message = receive(quiet - time.time())
+            if message is None:
                 # Done at qdc's diagnostics, or after a quiet spell once
                 # something was published.
                 if published is not None and (
@@ -81,7 +106,6 @@ def main():
                         any(d.get("source") == "qdc" for d in published)):
                     break
                 continue
-            message = receive()
             if message.get("method") == "textDocument/publishDiagnostics" and \
                     message["params"]["uri"] == uri:
                 published = message["params"]["diagnostics"]
