@@ -11,6 +11,7 @@
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -87,10 +88,21 @@ bool isBlockSync(const clang::FunctionDecl *FD) {
 }
 
 bool isSharedArrayType(clang::QualType T) {
+  if (T.isNull())
+    return false;
   const auto *Spec = dyn_cast_or_null<clang::ClassTemplateSpecializationDecl>(
       T.getCanonicalType()->getAsCXXRecordDecl());
-  return Spec && Spec->getName() == "shared_array" &&
-         isSimtBlock(Spec->getDeclContext());
+  if (Spec)
+    return Spec->getName() == "shared_array" &&
+           isSimtBlock(Spec->getDeclContext());
+  // In a template, `shared_array<T, N>` is a dependent specialization: it
+  // is one all the same (each instantiation would be).
+  if (const auto *TST = T->getAs<clang::TemplateSpecializationType>())
+    if (const clang::TemplateDecl *TD =
+            TST->getTemplateName().getAsTemplateDecl())
+      return TD->getName() == "shared_array" &&
+             isSimtBlock(TD->getDeclContext());
+  return false;
 }
 
 /// The callee of a statement of the form `qd::<Name>(...)`, as a call.
