@@ -57,5 +57,27 @@ int main() {
     C.all("interleaved", trust::va.to_vector(),
           [&](size_t I) { return Want[I]; });
   }
+  trust::shared_atomics();
+  {
+    std::vector<int32_t> BS = trust::block_size.to_vector();
+    C.all("shared_atomics sum", trust::shared_sum.to_vector(),
+          [&](size_t I) { return BS[I] * 0.25; }, 1e-6);
+    C.all("shared_atomics min", trust::shared_min.to_vector(),
+          [](size_t) { return -7; });
+    C.all("shared_atomics max", trust::shared_max.to_vector(),
+          [&](size_t I) { return BS[I] - 1 + 7; });
+    C.all("shared_atomics int8", trust::shared_i8.to_vector(), [&](size_t I) {
+      int T = int(I) % BS[I];
+      return ((T + 1) % BS[I]) % 3 == 0 ? 1 : -1;
+    });
+  }
+
+  trust::negative_pow(-3.0);
+  C.all("negative_pow", trust::powers.to_vector(), [](size_t I) {
+    long long P = 1;
+    for (size_t K = 0; K < I; ++K)
+      P *= -3;
+    return P;
+  });
   return C.finish();
 }
