@@ -7,11 +7,13 @@
 //
 // DESIGN section 2, written once over the device interface:
 //
+//   the tasks of group 0 before the first group's, on the launch stream
 //   record Fork on the launch stream
 //   each group's worker stream waits on Fork
 //   each task is launched, in order, on its group's stream
 //   after the last task: record Join[g] on stream g; the launch stream
 //   waits on every Join[g]
+//   the tasks of group 0 after the last group's, on the launch stream
 //
 // Nothing here blocks the host; later work on the launch stream sees every
 // group's writes. Should a launch fail half-way, the groups already forked
@@ -267,6 +269,16 @@ static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
     return;
   }
 
+  // Tasks of group 0 come before the first group's (kernel scalars set
+  // before the fork) and after the last one's (the return value, read
+  // after the join); they run on the launch stream.
+  auto GroupOf = [&](uint32_t I) { return Desc.tasks[K.first_task + I].group; };
+  uint32_t Fork = 0, Join = K.num_tasks;
+  while (Fork < K.num_tasks && GroupOf(Fork) == 0)
+    LaunchTask(Fork++, LaunchStream);
+  while (Join > Fork && GroupOf(Join - 1) == 0)
+    --Join;
+
   StreamPool &Pool = RT.pool();
   Lease L = Pool.acquire(K.num_groups);
   LeaseGuard Guard(Pool, L);
@@ -275,10 +287,8 @@ static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
     D.recordEvent(L.Fork, LaunchStream);
     for (; Forked < K.num_groups; ++Forked)
       D.streamWaitEvent(L.Streams[Forked], L.Fork);
-    for (uint32_t I = 0; I < K.num_tasks; ++I) {
-      uint32_t Group = Desc.tasks[K.first_task + I].group;
-      LaunchTask(I, L.Streams[Group - 1]);
-    }
+    for (uint32_t I = Fork; I < Join; ++I)
+      LaunchTask(I, L.Streams[GroupOf(I) - 1]);
     for (unsigned G = 0; G < K.num_groups; ++G) {
       D.recordEvent(L.Joins[G], L.Streams[G]);
       D.streamWaitEvent(LaunchStream, L.Joins[G]);
@@ -293,6 +303,8 @@ static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
       }
     throw;
   }
+  for (uint32_t I = Join; I < K.num_tasks; ++I)
+    LaunchTask(I, LaunchStream);
 }
 
 //===----------------------------------------------------------------------===//

@@ -65,10 +65,15 @@ void qd::rt::validateModule(const qdrt_module_desc &D) {
       Fail(Name + " names tasks beyond the task table");
     if (KD.num_groups > D.max_groups)
       Fail(Name + " has more groups than the module's max_groups");
+    // Groups in order; a kernel with groups may start and end with tasks
+    // of group 0 (before the fork, after the join), none between.
     uint32_t Last = 0;
+    bool Joined = false;
     for (uint32_t I = 0; I < KD.num_tasks; ++I) {
       uint32_t G = D.tasks[KD.first_task + I].group;
-      if (G > KD.num_groups || G < Last || (KD.num_groups && G == 0))
+      if (G == 0 && Last != 0)
+        Joined = true;
+      else if (G > KD.num_groups || G < Last || (Joined && G != 0))
         Fail(Name + " has tasks out of group order");
       Last = G;
     }

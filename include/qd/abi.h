@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 5u
+#define QDRT_ABI_VERSION 6u
 
 /**
  * An iteration count that the task computes itself when it starts (its
@@ -91,7 +91,10 @@ typedef struct qdrt_graph_loop {
 typedef struct qdrt_kernel_desc {
   const char *name;
   uint32_t first_task; /**< index into the module's task table */
-  uint32_t num_tasks;  /**< tasks in launch order, groups non-decreasing */
+  /** Tasks in launch order: groups non-decreasing, except that a kernel with
+   * groups may end with tasks of group 0 (after the join), as it may start
+   * with some (before the fork). */
+  uint32_t num_tasks;
   uint32_t num_groups;
   uint32_t arg_size; /**< bytes of the argument block */
   /**

@@ -31,6 +31,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Path.h"
 
@@ -141,26 +142,17 @@ private:
   /// the value an earlier one left, not the value passed. Each becomes a
   /// local statement ahead of the body that copies the parameter into it;
   /// assign-kernel-scalars then stores it on the device when tasks share
-  /// it. In a kernel of stream-parallel blocks there is no statement
-  /// outside the blocks to copy it in: the write is an error there.
+  /// it. In a kernel of stream-parallel blocks, the copy is made before the
+  /// fork, as a declaration of parameters may be (DESIGN section 2, rule 1).
   void addWrittenParams() {
-    llvm::MapVector<const clang::ParmVarDecl *, clang::SourceLocation> Written;
+    llvm::SetVector<const clang::ParmVarDecl *> Written;
     findParamWrites(FD->getBody(), nullptr, Written);
-    bool HasBlocks = false;
-    if (const auto *CS = dyn_cast_or_null<clang::CompoundStmt>(FD->getBody()))
-      HasBlocks = llvm::any_of(CS->body(), [](const clang::Stmt *S) {
-        return isStreamParallelBlock(S);
-      });
-    for (auto [P, At] : Written) {
+    for (const clang::ParmVarDecl *P : Written) {
       unsigned Index = P->getFunctionScopeIndex();
       if (Index >= K.Params.size() ||
           (K.Params[Index].Kind != kir::ParamKind::Scalar &&
            K.Params[Index].Kind != kir::ParamKind::Pointer))
         continue;
-      if (HasBlocks) {
-        Rules.reportParamWriteInBlocks(At, K.Params[Index].Name, K.Name);
-        continue;
-      }
       kir::Stmt Copy;
       Copy.Kind = kir::StmtKind::Local;
       Copy.Id = NextId++;
@@ -182,17 +174,16 @@ private:
   }
 
   /// The parameters of FD that S writes (assigns, increments, takes a
-  /// non-const reference or address of), with the first such place.
-  void findParamWrites(
-      const clang::Stmt *S, const clang::Stmt *Parent,
-      llvm::MapVector<const clang::ParmVarDecl *, clang::SourceLocation> &Out,
-      unsigned Depth = 0) {
+  /// non-const reference or address of), in the order first written.
+  void findParamWrites(const clang::Stmt *S, const clang::Stmt *Parent,
+                       llvm::SetVector<const clang::ParmVarDecl *> &Out,
+                       unsigned Depth = 0) {
     if (!S || Depth > Sema::MaxNesting)
       return;
     if (const auto *Ref = dyn_cast<clang::DeclRefExpr>(S)) {
       const auto *P = dyn_cast<clang::ParmVarDecl>(Ref->getDecl());
       if (P && P->getDeclContext() == FD && !isReadOnlyUse(Parent))
-        Out.insert({P, Ref->getLocation()});
+        Out.insert(P);
       return;
     }
     if (isa<clang::UnaryExprOrTypeTraitExpr>(S))

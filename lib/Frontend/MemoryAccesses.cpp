@@ -16,6 +16,7 @@ using namespace qdc;
 using namespace qdc::frontend;
 using clang::cast;
 using clang::dyn_cast;
+using clang::dyn_cast_or_null;
 using clang::isa;
 
 namespace {
@@ -48,31 +49,69 @@ constexpr unsigned MaxDepth = 4000;
 
 std::optional<MemoryAccesses::Element>
 MemoryAccesses::getElement(const clang::Stmt *S) {
+  Element Out;
+  const clang::Expr *Object = nullptr;
   if (const auto *Op = dyn_cast<clang::CXXOperatorCallExpr>(S)) {
     if (Op->getOperator() != clang::OO_Subscript &&
         Op->getOperator() != clang::OO_Call)
       return std::nullopt;
-    const clang::Expr *Object = Op->getArg(0)->IgnoreParenImpCasts();
-    clang::QualType T = Object->getType();
+    Object = Op->getArg(0);
+    clang::QualType T = Object->IgnoreParenImpCasts()->getType();
     if (!getQdSpecialization(T, "field") && !getQdSpecialization(T, "ndarray"))
       return std::nullopt;
-    const auto *Ref = dyn_cast<clang::DeclRefExpr>(Object);
-    if (!Ref)
-      return std::nullopt;
-    Element E{Ref->getDecl(), {}};
     for (unsigned I = 1; I < Op->getNumArgs(); ++I)
-      E.Indices.push_back(Op->getArg(I));
-    return E;
-  }
-  if (const auto *AS = dyn_cast<clang::ArraySubscriptExpr>(S)) {
-    const auto *Ref =
-        dyn_cast<clang::DeclRefExpr>(AS->getBase()->IgnoreParenImpCasts());
-    if (!Ref || !isa<clang::ParmVarDecl>(Ref->getDecl()) ||
-        !Ref->getType()->isPointerType())
+      Out.Indices.push_back(Op->getArg(I));
+  } else if (const auto *AS = dyn_cast<clang::ArraySubscriptExpr>(S)) {
+    Object = AS->getBase();
+    if (!Object->IgnoreParenImpCasts()->getType()->isPointerType())
       return std::nullopt;
-    return Element{Ref->getDecl(), {AS->getIdx()}};
+    Out.Indices.push_back(AS->getIdx());
+  } else {
+    return std::nullopt;
   }
-  return std::nullopt;
+  Out.Array = resolveArray(Object, Out.Exact);
+  if (!Out.Array)
+    return std::nullopt;
+  return Out;
+}
+
+const clang::ValueDecl *MemoryAccesses::resolveArray(const clang::Expr *E,
+                                                     bool &Exact,
+                                                     unsigned Depth) {
+  if (!E || Depth > 64)
+    return nullptr;
+  E = E->IgnoreParenImpCasts();
+  // A copy of an ndarray (by value to a function, or `auto y = x;`) is a
+  // view of the same memory.
+  if (const auto *C = dyn_cast<clang::CXXConstructExpr>(E))
+    return C->getNumArgs() == 1 ? resolveArray(C->getArg(0), Exact, Depth + 1)
+                                : nullptr;
+  if (const auto *B = dyn_cast<clang::BinaryOperator>(E))
+    if (B->isAdditiveOp() && B->getType()->isPointerType()) {
+      Exact = false;
+      const clang::Expr *Ptr =
+          B->getLHS()->getType()->isPointerType() ? B->getLHS() : B->getRHS();
+      return resolveArray(Ptr, Exact, Depth + 1);
+    }
+  if (const auto *U = dyn_cast<clang::UnaryOperator>(E))
+    if (U->getOpcode() == clang::UO_AddrOf) {
+      // `&p[k]` and `&a[k]`: a pointer into the array.
+      Exact = false;
+      std::optional<Element> Inner = getElement(U->getSubExpr()->IgnoreParens());
+      return Inner ? Inner->Array : nullptr;
+    }
+  const auto *Ref = dyn_cast<clang::DeclRefExpr>(E);
+  if (!Ref)
+    return nullptr;
+  const auto *V = dyn_cast<clang::VarDecl>(Ref->getDecl());
+  if (!V)
+    return nullptr;
+  if (isa<clang::ParmVarDecl>(V))
+    return V;
+  if (V->hasGlobalStorage())
+    return getQdSpecialization(V->getType(), "field") ? V : nullptr;
+  // A local reference, copy or pointer: what it was initialized from.
+  return resolveArray(V->getInit(), Exact, Depth + 1);
 }
 
 std::pair<bool, bool> MemoryAccesses::classify(const clang::Stmt *S,
@@ -126,31 +165,55 @@ std::pair<bool, bool> MemoryAccesses::classify(const clang::Stmt *S,
   return {false, false};
 }
 
-std::optional<kir::MemoryAccess::Index> MemoryAccesses::getAffine(
-    const clang::Expr *E,
-    llvm::ArrayRef<const clang::ValueDecl *> LoopIndices) const {
+std::string MemoryAccesses::getMemberPath(const clang::Stmt *S,
+                                          const clang::Stmt *Parent) {
+  if (!Parent)
+    return "";
+  for (const clang::Stmt *Child : Parent->children()) {
+    const auto *E = dyn_cast_or_null<clang::Expr>(Child);
+    if (!E || getBase(E) != S)
+      continue;
+    std::string Path;
+    for (E = E->IgnoreParens(); E != S; E = E->IgnoreParens()) {
+      const auto *M = dyn_cast<clang::MemberExpr>(E);
+      if (!M)
+        return "";
+      std::string Name = M->getMemberDecl()->getNameAsString();
+      Path = Path.empty() ? Name : Name + "." + Path;
+      E = M->getBase();
+    }
+    return Path;
+  }
+  return "";
+}
+
+std::optional<kir::MemoryAccess::Index>
+MemoryAccesses::getAffine(const clang::Expr *E,
+                          llvm::ArrayRef<const clang::ValueDecl *> Vars) const {
   using Index = kir::MemoryAccess::Index;
   E = E->IgnoreParenCasts();
+  if (const auto *Default = dyn_cast<clang::CXXDefaultArgExpr>(E))
+    E = Default->getExpr()->IgnoreParenCasts();
   if (!E->isValueDependent()) {
     clang::Expr::EvalResult R;
     if (E->EvaluateAsInt(R, Ctx))
       return Index{-1, 0, R.Val.getInt().getExtValue()};
   }
   if (const auto *Ref = dyn_cast<clang::DeclRefExpr>(E)) {
-    for (size_t D = 0; D < LoopIndices.size(); ++D)
-      if (Ref->getDecl() == LoopIndices[D])
+    for (size_t D = 0; D < Vars.size(); ++D)
+      if (Ref->getDecl() == Vars[D])
         return Index{int(D), 1, 0};
     return std::nullopt;
   }
   if (const auto *UO = dyn_cast<clang::UnaryOperator>(E))
     if (UO->getOpcode() == clang::UO_Minus)
-      if (std::optional<Index> A = getAffine(UO->getSubExpr(), LoopIndices))
+      if (std::optional<Index> A = getAffine(UO->getSubExpr(), Vars))
         return Index{A->Dim, -A->Coef, -A->Offset};
   const auto *BO = dyn_cast<clang::BinaryOperator>(E);
   if (!BO)
     return std::nullopt;
-  std::optional<Index> L = getAffine(BO->getLHS(), LoopIndices);
-  std::optional<Index> R = getAffine(BO->getRHS(), LoopIndices);
+  std::optional<Index> L = getAffine(BO->getLHS(), Vars);
+  std::optional<Index> R = getAffine(BO->getRHS(), Vars);
   if (!L || !R)
     return std::nullopt;
   switch (BO->getOpcode()) {
@@ -158,7 +221,7 @@ std::optional<kir::MemoryAccess::Index> MemoryAccesses::getAffine(
   case clang::BO_Sub: {
     int64_t Sign = BO->getOpcode() == clang::BO_Add ? 1 : -1;
     if (L->Dim >= 0 && R->Dim >= 0 && L->Dim != R->Dim)
-      return std::nullopt; // two loop indices: not followed
+      return std::nullopt; // two index variables: not followed
     int Dim = L->Dim >= 0 ? L->Dim : R->Dim;
     return Index{Dim, L->Coef + Sign * R->Coef, L->Offset + Sign * R->Offset};
   }
@@ -173,36 +236,70 @@ std::optional<kir::MemoryAccess::Index> MemoryAccesses::getAffine(
   }
 }
 
+kir::MemoryAccess
+MemoryAccesses::describe(const Element &E, const clang::Stmt *S,
+                         const clang::Stmt *Parent, bool Conditional,
+                         llvm::ArrayRef<const clang::ValueDecl *> Vars) {
+  kir::MemoryAccess A;
+  std::tie(A.Write, A.Atomic) = classify(S, Parent);
+  A.Member = getMemberPath(S, Parent);
+  A.Conditional = Conditional;
+  A.Loc = Src.getLoc(S->getBeginLoc());
+  A.IndicesKnown = E.Exact;
+  for (const clang::Expr *I : E.Indices) {
+    std::optional<kir::MemoryAccess::Index> X;
+    if (A.IndicesKnown)
+      X = getAffine(I, Vars);
+    if (!X) {
+      A.IndicesKnown = false;
+      A.Indices.clear();
+      break;
+    }
+    A.Indices.push_back(*X);
+  }
+  return A;
+}
+
+void MemoryAccesses::substitute(
+    kir::MemoryAccess &F, const clang::CallExpr *Call, unsigned Shift,
+    bool Conditional, llvm::ArrayRef<const clang::ValueDecl *> Vars) const {
+  F.Conditional = F.Conditional || Conditional;
+  for (kir::MemoryAccess::Index &X : F.Indices) {
+    if (!F.IndicesKnown || X.Dim < 0)
+      continue;
+    std::optional<kir::MemoryAccess::Index> Arg;
+    if (unsigned(X.Dim) + Shift < Call->getNumArgs())
+      Arg = getAffine(Call->getArg(X.Dim + Shift), Vars);
+    if (!Arg) {
+      F.IndicesKnown = false;
+      break;
+    }
+    X = {Arg->Dim, X.Coef * Arg->Coef, X.Coef * Arg->Offset + X.Offset};
+    if (X.Coef == 0)
+      X.Dim = -1;
+  }
+  if (!F.IndicesKnown)
+    F.Indices.clear();
+}
+
 void MemoryAccesses::note(const clang::Stmt *S, const clang::Stmt *Parent,
                           bool Conditional, const clang::FunctionDecl *Kernel,
                           llvm::ArrayRef<const clang::ValueDecl *> LoopIndices,
                           std::vector<kir::MemoryAccess> &Out) {
   if (std::optional<Element> E = getElement(S)) {
-    kir::MemoryAccess A;
     const auto *V = dyn_cast<clang::VarDecl>(E->Array);
-    if (V && V->hasGlobalStorage() &&
-        getQdSpecialization(V->getType(), "field")) {
-      A.On = kir::MemoryAccess::Field;
-      A.Name = V->getQualifiedNameAsString();
-    } else if (const auto *P = dyn_cast<clang::ParmVarDecl>(E->Array);
-               P && P->getDeclContext() == Kernel) {
+    const auto *P = dyn_cast<clang::ParmVarDecl>(E->Array);
+    kir::MemoryAccess A;
+    if (P && P->getDeclContext() == Kernel) {
+      A = describe(*E, S, Parent, Conditional, LoopIndices);
       A.On = kir::MemoryAccess::Param;
       A.Name = P->getNameAsString();
+    } else if (V && !P && V->hasGlobalStorage()) {
+      A = describe(*E, S, Parent, Conditional, LoopIndices);
+      A.On = kir::MemoryAccess::Field;
+      A.Name = V->getQualifiedNameAsString();
     } else {
       return;
-    }
-    std::tie(A.Write, A.Atomic) = classify(S, Parent);
-    A.Conditional = Conditional;
-    A.Loc = Src.getLoc(S->getBeginLoc());
-    A.IndicesKnown = true;
-    for (const clang::Expr *I : E->Indices) {
-      std::optional<kir::MemoryAccess::Index> X = getAffine(I, LoopIndices);
-      if (!X) {
-        A.IndicesKnown = false;
-        A.Indices.clear();
-        break;
-      }
-      A.Indices.push_back(*X);
     }
     Out.push_back(std::move(A));
     return;
@@ -212,46 +309,87 @@ void MemoryAccesses::note(const clang::Stmt *S, const clang::Stmt *Parent,
     return;
   SourceLoc At = Src.getLoc(Call->getBeginLoc());
   addCallee(
-      Call, Kernel, [&](const kir::MemoryAccess &F) { Out.push_back(F); },
-      [&](unsigned Arg, const Summary::ParamUse &Use) {
-        const auto *Ref = dyn_cast<clang::DeclRefExpr>(
-            Call->getArg(Arg)->IgnoreParenImpCasts());
-        const auto *P =
-            Ref ? dyn_cast<clang::ParmVarDecl>(Ref->getDecl()) : nullptr;
+      Call, Kernel, Conditional, LoopIndices,
+      [&](const kir::MemoryAccess &F) {
+        kir::MemoryAccess A = F;
+        A.Loc = At; // at the call, in the kernel
+        Out.push_back(std::move(A));
+      },
+      [&](unsigned Arg, const kir::MemoryAccess &Use) {
+        bool Exact = true;
+        const auto *P = dyn_cast_or_null<clang::ParmVarDecl>(
+            resolveArray(Call->getArg(Arg), Exact));
         if (!P || P->getDeclContext() != Kernel)
           return;
-        kir::MemoryAccess A;
+        kir::MemoryAccess A = Use;
         A.On = kir::MemoryAccess::Param;
         A.Name = P->getNameAsString();
-        A.Write = Use.Write;
-        A.Atomic = Use.Atomic;
-        A.Conditional = true;
         A.Loc = At;
+        if (!Exact) {
+          A.IndicesKnown = false;
+          A.Indices.clear();
+        }
         Out.push_back(std::move(A));
       });
 }
 
 void MemoryAccesses::addCallee(
     const clang::CallExpr *Call, const clang::FunctionDecl *Caller,
+    bool Conditional, llvm::ArrayRef<const clang::ValueDecl *> Vars,
     const std::function<void(const kir::MemoryAccess &)> &Field,
-    const std::function<void(unsigned, const Summary::ParamUse &)> &Param) {
+    const std::function<void(unsigned, const kir::MemoryAccess &)> &Param) {
   const clang::FunctionDecl *FD = Call->getDirectCallee();
   const clang::FunctionDecl *Def = nullptr;
   if (!FD || FD == Caller || !FD->hasBody(Def) ||
       Ctx.getSourceManager().isInSystemHeader(Def->getLocation()))
     return;
   const Summary &Sum = summarize(Def);
-  for (kir::MemoryAccess F : Sum.Fields) {
-    F.Loc = Src.getLoc(Call->getBeginLoc()); // at the call, in the kernel
-    Field(F);
-  }
   unsigned Shift =
       isa<clang::CXXOperatorCallExpr>(Call) && isa<clang::CXXMethodDecl>(Def)
           ? 1
           : 0;
+  for (kir::MemoryAccess F : Sum.Fields) {
+    substitute(F, Call, Shift, Conditional, Vars);
+    Field(F);
+  }
   for (const Summary::ParamUse &Use : Sum.Params)
-    if (Use.Index + Shift < Call->getNumArgs())
-      Param(Use.Index + Shift, Use);
+    if (Use.Index + Shift < Call->getNumArgs()) {
+      kir::MemoryAccess A = Use.Access;
+      substitute(A, Call, Shift, Conditional, Vars);
+      Param(Use.Index + Shift, A);
+    }
+}
+
+/// Whether a `return` (outside lambdas) may end Body before its last
+/// statement.
+static bool hasEarlyReturn(const clang::Stmt *Body) {
+  const auto *CS = dyn_cast_or_null<clang::CompoundStmt>(Body);
+  const clang::Stmt *Last = CS && !CS->body_empty() ? CS->body_back() : nullptr;
+  std::vector<std::pair<const clang::Stmt *, unsigned>> Work = {{Body, 0}};
+  while (!Work.empty()) {
+    auto [S, Depth] = Work.back();
+    Work.pop_back();
+    if (!S || isa<clang::LambdaExpr>(S))
+      continue;
+    if (isa<clang::ReturnStmt>(S) && S != Last)
+      return true;
+    if (Depth > MaxDepth)
+      return true;
+    for (const clang::Stmt *Child : S->children())
+      Work.push_back({Child, Depth + 1});
+  }
+  return false;
+}
+
+/// Whether S may run its children fewer times than it runs (or more):
+/// a branch, a loop, a lambda.
+static bool isBranch(const clang::Stmt *S) {
+  const auto *Logic = dyn_cast<clang::BinaryOperator>(S);
+  return isa<clang::IfStmt>(S) || isa<clang::SwitchStmt>(S) ||
+         isa<clang::ConditionalOperator>(S) || isa<clang::LambdaExpr>(S) ||
+         isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
+         isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S) ||
+         (Logic && Logic->isLogicalOp());
 }
 
 const MemoryAccesses::Summary &
@@ -261,48 +399,57 @@ MemoryAccesses::summarize(const clang::FunctionDecl *FD) {
     return *It->second; // done, or being done (recursion)
   It->second = std::make_unique<Summary>();
   Summary Out;
-  summarizeNode(FD->getBody(), nullptr, FD, Out, 0);
+  std::vector<const clang::ValueDecl *> Params(FD->param_begin(),
+                                               FD->param_end());
+  // A return before the end may skip what follows: then nothing of the
+  // function is done on every call.
+  unsigned Branches = hasEarlyReturn(FD->getBody()) ? 1 : 0;
+  summarizeNode(FD->getBody(), nullptr, FD, Params, Out, Branches, 0);
   *Summaries[FD] = std::move(Out);
   return *Summaries[FD];
 }
 
-void MemoryAccesses::summarizeNode(const clang::Stmt *S,
-                                   const clang::Stmt *Parent,
-                                   const clang::FunctionDecl *FD, Summary &Out,
-                                   unsigned Depth) {
+void MemoryAccesses::summarizeNode(
+    const clang::Stmt *S, const clang::Stmt *Parent,
+    const clang::FunctionDecl *FD,
+    llvm::ArrayRef<const clang::ValueDecl *> Params, Summary &Out,
+    unsigned Branches, unsigned Depth) {
   if (!S || Depth > MaxDepth)
     return;
+  bool Conditional = Branches > 0;
   if (std::optional<Element> E = getElement(S)) {
-    auto [Write, Atomic] = classify(S, Parent);
     const auto *V = dyn_cast<clang::VarDecl>(E->Array);
-    if (V && V->hasGlobalStorage() &&
-        getQdSpecialization(V->getType(), "field")) {
-      kir::MemoryAccess A;
+    const auto *P = dyn_cast<clang::ParmVarDecl>(E->Array);
+    if (P && P->getDeclContext() == FD) {
+      Out.Params.push_back({P->getFunctionScopeIndex(),
+                            describe(*E, S, Parent, Conditional, Params)});
+    } else if (V && !P && V->hasGlobalStorage()) {
+      kir::MemoryAccess A = describe(*E, S, Parent, Conditional, Params);
       A.Name = V->getQualifiedNameAsString();
-      A.Write = Write;
-      A.Atomic = Atomic;
-      A.Conditional = true;
       Out.Fields.push_back(std::move(A));
-    } else if (const auto *P = dyn_cast<clang::ParmVarDecl>(E->Array);
-               P && P->getDeclContext() == FD) {
-      Out.Params.push_back({P->getFunctionScopeIndex(), Write, Atomic, {}});
     }
   } else if (const auto *Call = dyn_cast<clang::CallExpr>(S)) {
     addCallee(
-        Call, FD, [&](const kir::MemoryAccess &F) { Out.Fields.push_back(F); },
-        [&](unsigned Arg, const Summary::ParamUse &Use) {
-          const auto *Ref = dyn_cast<clang::DeclRefExpr>(
-              Call->getArg(Arg)->IgnoreParenImpCasts());
-          const auto *P =
-              Ref ? dyn_cast<clang::ParmVarDecl>(Ref->getDecl()) : nullptr;
-          if (P && P->getDeclContext() == FD && isArrayType(P->getType()))
-            Out.Params.push_back(
-                {P->getFunctionScopeIndex(), Use.Write, Use.Atomic, {}});
+        Call, FD, Conditional, Params,
+        [&](const kir::MemoryAccess &F) { Out.Fields.push_back(F); },
+        [&](unsigned Arg, const kir::MemoryAccess &Use) {
+          bool Exact = true;
+          const auto *P = dyn_cast_or_null<clang::ParmVarDecl>(
+              resolveArray(Call->getArg(Arg), Exact));
+          if (!P || P->getDeclContext() != FD || !isArrayType(P->getType()))
+            return;
+          kir::MemoryAccess A = Use;
+          if (!Exact) {
+            A.IndicesKnown = false;
+            A.Indices.clear();
+          }
+          Out.Params.push_back({P->getFunctionScopeIndex(), std::move(A)});
         });
   }
   const auto *Member = dyn_cast<clang::MemberExpr>(S);
   const clang::Stmt *ChildParent =
       isa<clang::ParenExpr>(S) || (Member && !Member->isArrow()) ? Parent : S;
+  unsigned Inner = Branches + isBranch(S);
   for (const clang::Stmt *Child : S->children())
-    summarizeNode(Child, ChildParent, FD, Out, Depth + 1);
+    summarizeNode(Child, ChildParent, FD, Params, Out, Inner, Depth + 1);
 }

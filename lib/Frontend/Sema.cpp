@@ -486,13 +486,6 @@ void Sema::reportMisplacedSharedArray(const clang::VarDecl *V) {
       << V->getNameAsString();
 }
 
-void Sema::reportParamWriteInBlocks(clang::SourceLocation Loc,
-                                    llvm::StringRef Param,
-                                    llvm::StringRef Kernel) {
-  Diags.report(DiagID::err_param_write_in_blocks, Src.getLoc(Loc))
-      << Param << Kernel;
-}
-
 void Sema::reportSerialBlockSync(clang::SourceLocation Loc) {
   Diags.report(DiagID::err_block_sync_serial, Src.getLoc(Loc));
 }

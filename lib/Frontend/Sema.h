@@ -103,9 +103,6 @@ public:
   void reportMisplacedSharedArray(const clang::VarDecl *V);
   /// qd::simt::block::sync reached, at Loc, from a serial statement.
   void reportSerialBlockSync(clang::SourceLocation Loc);
-  /// A kernel of stream-parallel blocks writes parameter Param at Loc.
-  void reportParamWriteInBlocks(clang::SourceLocation Loc,
-                                llvm::StringRef Param, llvm::StringRef Kernel);
 
   /// Where, in the main file, the declarations of the user's functions that
   /// device code calls start (without QD_FUNC): the device compile makes

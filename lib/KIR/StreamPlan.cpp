@@ -154,6 +154,21 @@ void qdc::kir::printStreamPlan(const Module &M, llvm::raw_ostream &OS) {
     OS << K.NumGroups << (K.NumGroups == 1 ? " group" : " groups")
        << " run concurrently, " << K.Tasks.size()
        << (K.Tasks.size() == 1 ? " task\n" : " tasks\n");
+    auto Around = [&](bool BeforeFork) {
+      bool Seen = false;
+      for (const Task &T : K.Tasks) {
+        Seen |= T.Group != 0;
+        if (T.Group != 0 || Seen == BeforeFork)
+          continue;
+        OS << "    ";
+        describeTask(T, OS);
+        OS << " (line " << T.Loc.Line << ")\n";
+      }
+    };
+    if (K.Tasks.size() && K.Tasks.front().Group == 0) {
+      OS << "  before the fork, on the launch stream:\n";
+      Around(/*BeforeFork=*/true);
+    }
     OS << "  fork: record an event on the launch stream; the stream of each "
           "group waits on it\n";
     for (const Segment &S : getSegments(K)) {
@@ -170,6 +185,10 @@ void qdc::kir::printStreamPlan(const Module &M, llvm::raw_ostream &OS) {
     }
     OS << "  join: the launch stream waits on " << K.NumGroups
        << (K.NumGroups == 1 ? " event" : " events") << ", one per group\n";
+    if (K.Tasks.size() > 1 && K.Tasks.back().Group == 0) {
+      OS << "  after the join, on the launch stream:\n";
+      Around(/*BeforeFork=*/false);
+    }
   }
 }
 

@@ -43,6 +43,7 @@ static llvm::Error verifyKernel(const Kernel &K) {
     return fail(K, "its do_while loops are not nested in order");
   llvm::StringSet<> Names;
   unsigned LastGroup = 0;
+  bool AfterJoin = false;
   for (const Task &T : K.Tasks) {
     if (!Names.insert(T.Name).second)
       return fail(K, "duplicate task name '" + T.Name + "'");
@@ -83,11 +84,12 @@ static llvm::Error verifyKernel(const Kernel &K) {
     if (T.Group > K.NumGroups)
       return fail(K, llvm::formatv("task '{0}' is in group {1} of {2}", T.Name,
                                    T.Group, K.NumGroups));
-    if (T.Group < LastGroup)
+    // A kernel of groups may run tasks of group 0 before the fork and after
+    // the join (DESIGN section 2, rule 1), none between.
+    if (T.Group == 0 && K.NumGroups && LastGroup != 0)
+      AfterJoin = true;
+    else if (T.Group < LastGroup || (AfterJoin && T.Group != 0))
       return fail(K, "groups of task '" + T.Name + "' are out of order");
-    if (K.NumGroups && T.Group == 0)
-      return fail(K, "task '" + T.Name +
-                         "' has no group in a stream-parallel kernel");
     LastGroup = T.Group;
   }
   return llvm::Error::success();

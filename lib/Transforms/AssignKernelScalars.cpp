@@ -16,7 +16,9 @@
 //  - a parallel loop only reads it, or only reduces it with one operator
 //    (+= and -= are one), never both, and never writes it otherwise;
 //  - reductions are of 32- and 64-bit integers and floating point;
-//  - it is not shared by two stream-parallel groups, which run at once.
+//  - it is not shared by two stream-parallel groups, which run at once,
+//    unless it is set before the fork and the groups' loops only read it,
+//    or only reduce it with one operator (DESIGN section 2, rule 1).
 //
 // A loop whose range reads a kernel scalar evaluates it on the device.
 //
@@ -74,6 +76,13 @@ private:
       if (!Crossing && (!Own || !User || *Own != *User))
         Crossing = &U;
     }
+    // Before the fork and after the join (group 0 of a kernel of blocks),
+    // a scalar is no group's: what counts is how the groups use it.
+    if (K.NumGroups && Own && K.Tasks[*Own].Group == 0) {
+      Groups.erase(0);
+      if (Groups.size() > 1 && sharedSafely(S))
+        Groups.clear();
+    }
     if (!Crossing)
       return;
     bool Stored = false;
@@ -91,6 +100,35 @@ private:
     }
     if (Stored && Groups.size() > 1)
       Diags.report(DiagID::err_scalar_across_groups, S.Loc) << S.Name;
+  }
+
+  /// A scalar set before the fork that several groups use only in their
+  /// parallel loops, all reading it or all reducing it with one operator:
+  /// no group's value depends on another's (DESIGN section 2, rule 1).
+  bool sharedSafely(const Stmt &Decl) const {
+    std::optional<ReduceOp> Op;
+    bool Reads = false;
+    for (const LocalUse &U : Decl.Uses) {
+      const Stmt *User = K.findStmt(U.StmtId);
+      if (!User || (K.ReturnStmt && *K.ReturnStmt == U.StmtId))
+        continue; // the final return reads it after the join
+      if (User->Kind != StmtKind::Loop)
+        return false;
+      for (const LoopAccess &A : User->Accesses) {
+        if (A.DeclId != Decl.Id)
+          continue;
+        if (A.What == LoopAccess::Write)
+          return false;
+        if (A.What == LoopAccess::Read) {
+          Reads = true;
+          continue;
+        }
+        if (Op && *Op != A.Op)
+          return false;
+        Op = A.Op;
+      }
+    }
+    return !(Reads && Op);
   }
 
   const LocalVar *getScalar(const LoopAccess &A) const {

@@ -11,7 +11,9 @@
 // (the frontend's MemoryAccesses), with indices affine in its loop indices
 // where they are. For two accesses in different groups, one a plain write:
 // - elements provably apart (the index ranges over the loops' constant
-//   bounds are disjoint in some dimension) are fine;
+//   bounds are disjoint in some dimension, or the indices interleave
+//   without meeting, as 2i and 2j + 1 do) or distinct members of one
+//   struct element are fine;
 // - elements provably shared (every index known and contiguous, both
 //   accesses made on every run, non-empty loops) are an error at the write
 //   with a note at the other access;
@@ -23,6 +25,7 @@
 #include "qdc/Transforms/Passes.h"
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -33,13 +36,38 @@ namespace {
 
 enum class Overlap { Apart, Shared, Unknown };
 
+/// Whether two member paths of one element name different storage: neither
+/// is the other or inside it ("pos" and "pos.x" share, "pos" and "vel" do
+/// not; empty is the whole element).
+bool disjointMembers(llvm::StringRef A, llvm::StringRef B) {
+  if (A.empty() || B.empty())
+    return false;
+  auto Within = [](llvm::StringRef Inner, llvm::StringRef Outer) {
+    return Inner == Outer ||
+           (Inner.starts_with(Outer) && Inner[Outer.size()] == '.');
+  };
+  return !Within(A, B) && !Within(B, A);
+}
+
+/// Coef1 * i + Off1 == Coef2 * j + Off2 has no integer solution: the GCD
+/// of the coefficients does not divide the offsets' difference (2i and
+/// 2j + 1 interleave without meeting).
+bool neverEqual(const MemoryAccess::Index &X, const MemoryAccess::Index &Y) {
+  int64_t G = std::gcd(std::abs(X.Coef), std::abs(Y.Coef));
+  return G > 1 && (Y.Offset - X.Offset) % G != 0;
+}
+
 Overlap compare(const MemoryAccess &A, const Stmt &SA, const MemoryAccess &B,
                 const Stmt &SB) {
+  if (disjointMembers(A.Member, B.Member))
+    return Overlap::Apart;
   std::vector<std::optional<IndexRange>> RA = getIndexRanges(A, SA),
                                          RB = getIndexRanges(B, SB);
   bool Known = A.IndicesKnown && B.IndicesKnown && RA.size() == RB.size();
   bool Exact = Known && !A.Conditional && !B.Conditional;
   for (size_t D = 0; Known && D < RA.size(); ++D) {
+    if (neverEqual(A.Indices[D], B.Indices[D]))
+      return Overlap::Apart;
     if (!RA[D] || !RB[D]) {
       Exact = false;
       continue;

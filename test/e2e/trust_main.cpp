@@ -79,5 +79,19 @@ int main() {
       P *= -3;
     return P;
   });
+  {
+    std::vector<float> A(512), B(512);
+    double Want = 0.5;
+    for (int I = 0; I < 512; ++I) {
+      A[I] = float(I % 7);
+      B[I] = float(I % 5) * 0.5f;
+      if (I < 256)
+        Want += A[I] + B[I];
+    }
+    trust::sp_a.copy_from(A);
+    trust::sp_b.copy_from(B);
+    float Got = trust::groups_reduce(512);
+    C.that("groups_reduce", Got == float(Want));
+  }
   return C.finish();
 }

@@ -99,6 +99,22 @@ TEST_F(MockRuntimeTest, ForkJoinOneGroupOnTheDefaultStream) {
                    "launch k_t1 n=6 s1", "record e2 s1", "wait s0 e2"}));
 }
 
+// Kernel scalars set before the fork and a return value read after the
+// join: group-0 tasks on the launch stream around the groups.
+TEST_F(MockRuntimeTest, ForkJoinRunsGroupZeroBeforeTheForkAndAfterTheJoin) {
+  TestModule TM("around");
+  uint32_t K = TM.addKernel("k", groups({0, 1, 2, 0}));
+  qdrt_module *M = TM.registered();
+  launch(M, K, {1, 10, 20, 1});
+  Calls C = calls();
+  Calls Launch(C.end() - 11, C.end());
+  EXPECT_EQ(Launch,
+            (Calls{"launch k_t0 n=1 s0", "record e1 s0", "wait s1 e1",
+                   "wait s2 e1", "launch k_t1 n=10 s1", "launch k_t2 n=20 s2",
+                   "record e2 s1", "wait s0 e2", "record e3 s2", "wait s0 e3",
+                   "launch k_t3 n=1 s0"}));
+}
+
 TEST_F(MockRuntimeTest, ForkJoinTwoGroupsOnAnExplicitStream) {
   TestModule TM("two");
   uint32_t K = TM.addKernel("k", groups({1, 2, 2}));

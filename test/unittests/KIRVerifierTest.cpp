@@ -68,6 +68,37 @@ TEST(KIRVerifierTest, RejectsGroupsOutOfOrder) {
   EXPECT_NE(verify(M).find("out of order"), std::string::npos);
 }
 
+/// A kernel of two groups with tasks of the given groups, in order.
+static Module withGroups(std::initializer_list<unsigned> Groups) {
+  Module M = oneLoop();
+  Kernel &K = M.Kernels[0];
+  K.NumGroups = 2;
+  Task First = K.Tasks[0];
+  K.Tasks.clear();
+  for (unsigned G : Groups) {
+    Task T = First;
+    T.Name = "k_t" + std::to_string(K.Tasks.size());
+    T.Group = G;
+    K.Tasks.push_back(T);
+  }
+  return M;
+}
+
+TEST(KIRVerifierTest, AcceptsGroupZeroBeforeTheForkAndAfterTheJoin) {
+  Module M = withGroups({0, 1, 2, 0});
+  EXPECT_EQ(verify(M), "");
+}
+
+TEST(KIRVerifierTest, RejectsGroupZeroBetweenGroups) {
+  Module M = withGroups({1, 0, 2});
+  EXPECT_NE(verify(M).find("out of order"), std::string::npos);
+}
+
+TEST(KIRVerifierTest, RejectsAGroupAfterTheJoin) {
+  Module M = withGroups({1, 2, 0, 2});
+  EXPECT_NE(verify(M).find("out of order"), std::string::npos);
+}
+
 TEST(KIRVerifierTest, RejectsSerialTaskWithRange) {
   Module M = oneLoop();
   M.Kernels[0].Tasks[0].Kind = TaskKind::Serial;

@@ -198,6 +198,9 @@ struct MemoryAccess {
   };
   bool IndicesKnown = false;
   llvm::SmallVector<Index, 2> Indices;
+  /// The struct members of the element it touches ("pos.x"); empty for the
+  /// whole element.
+  std::string Member;
 };
 
 struct Stmt;
