@@ -40,14 +40,24 @@ std::string codegen::getParamType(const Param &P, bool Host) {
               : "qd::ndarray<" + Elem + ", " + Dims + ">";
 }
 
+/// Whether statement Scope (a block or a do_while loop, or NoParent for
+/// the kernel's body) holds S, directly or through the loops nested in it.
+static bool isWithin(const Kernel &K, const Stmt &S, unsigned Scope) {
+  for (unsigned P = S.Parent;; P = K.findStmt(P)->Parent) {
+    if (P == Scope)
+      return true;
+    if (P == Stmt::NoParent || !K.findStmt(P))
+      return false;
+  }
+}
+
 std::vector<const Stmt *> codegen::getVisibleLocals(const Kernel &K,
                                                     const Task &Tk) {
   std::vector<const Stmt *> Out;
   const Stmt *First = K.findStmt(Tk.StmtIds.front());
   for (unsigned Id : K.RecomputedLocals) {
     const Stmt *L = K.findStmt(Id);
-    if (L && First && L->Id < First->Id &&
-        (L->Parent == Stmt::NoParent || L->Parent == First->Parent) &&
+    if (L && First && L->Id < First->Id && isWithin(K, *First, L->Parent) &&
         L->Range.isValid())
       Out.push_back(L);
   }

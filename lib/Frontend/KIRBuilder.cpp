@@ -173,6 +173,29 @@ private:
     }
   }
 
+  /// The parent that S's children are used under: S itself, or Parent when
+  /// S passes its operand's use through. A parenthesis, a full
+  /// expression's cleanups and an lvalue `c ? a : b` or `(x, a)` do not
+  /// change how the operands are used, and `v.m` is used as v is: `v.m = e`
+  /// writes v, `v.m + 1` reads it.
+  static const clang::Stmt *getUseParent(const clang::Stmt *S,
+                                         const clang::Stmt *Parent) {
+    const auto *Member = dyn_cast<clang::MemberExpr>(S);
+    if (isa<clang::ParenExpr>(S) || isa<clang::ExprWithCleanups>(S) ||
+        (Member && !Member->isArrow()))
+      return Parent;
+    if (const auto *E = dyn_cast<clang::Expr>(S); E && E->isGLValue()) {
+      // The condition of `c ? a : b` is read; it is its own expression
+      // (with its own conversion to bool), so it is never a bare name here.
+      if (isa<clang::AbstractConditionalOperator>(S))
+        return Parent;
+      if (const auto *Comma = dyn_cast<clang::BinaryOperator>(S);
+          Comma && Comma->getOpcode() == clang::BO_Comma)
+        return Parent;
+    }
+    return S;
+  }
+
   /// The parameters of FD that S writes (assigns, increments, takes a
   /// non-const reference or address of), in the order first written.
   void findParamWrites(const clang::Stmt *S, const clang::Stmt *Parent,
@@ -188,9 +211,7 @@ private:
     }
     if (isa<clang::UnaryExprOrTypeTraitExpr>(S))
       return; // sizeof, alignof: not evaluated
-    const auto *Member = dyn_cast<clang::MemberExpr>(S);
-    const clang::Stmt *ChildParent =
-        isa<clang::ParenExpr>(S) || (Member && !Member->isArrow()) ? Parent : S;
+    const clang::Stmt *ChildParent = getUseParent(S, Parent);
     for (const clang::Stmt *Child : S->children())
       findParamWrites(Child, ChildParent, Out, Depth + 1);
   }
@@ -723,11 +744,7 @@ private:
     else if (isStreamParallelBlock(S))
       Inner = "a misplaced QD_STREAM_PARALLEL block";
 
-    // A parenthesis does not change how its operand is used, and `v.m` is
-    // used as v is: `v.m = e` writes v, `v.m + 1` reads it.
-    const auto *Member = dyn_cast<clang::MemberExpr>(S);
-    const clang::Stmt *ChildParent =
-        isa<clang::ParenExpr>(S) || (Member && !Member->isArrow()) ? Parent : S;
+    const clang::Stmt *ChildParent = getUseParent(S, Parent);
     // Below a branch or a nested loop, a node may not run on every run of
     // the top-level statement (the top-level loop itself runs its body for
     // every index).
@@ -773,16 +790,22 @@ private:
   static bool isStatementOf(const clang::Stmt *S, const clang::Stmt *Parent) {
     if (isa_and_nonnull<clang::CompoundStmt>(Parent))
       return true;
+    // A statement with temporaries is S inside its cleanups.
+    auto Is = [S](const clang::Stmt *Child) {
+      if (const auto *E = dyn_cast_or_null<clang::ExprWithCleanups>(Child))
+        Child = E->getSubExpr();
+      return Child == S;
+    };
     if (const auto *If = dyn_cast_or_null<clang::IfStmt>(Parent))
-      return S == If->getThen() || S == If->getElse();
+      return Is(If->getThen()) || Is(If->getElse());
     if (const auto *For = dyn_cast_or_null<clang::ForStmt>(Parent))
-      return S == For->getBody();
+      return Is(For->getBody());
     if (const auto *For = dyn_cast_or_null<clang::CXXForRangeStmt>(Parent))
-      return S == For->getBody();
+      return Is(For->getBody());
     if (const auto *While = dyn_cast_or_null<clang::WhileStmt>(Parent))
-      return S == While->getBody();
+      return Is(While->getBody());
     if (const auto *Do = dyn_cast_or_null<clang::DoStmt>(Parent))
-      return S == Do->getBody();
+      return Is(Do->getBody());
     return false;
   }
 

@@ -93,5 +93,12 @@ int main() {
     float Got = trust::groups_reduce(512);
     C.that("groups_reduce", Got == float(Want));
   }
+  trust::pick(1, 3);
+  C.all("pick", trust::picked.to_vector(),
+        [](size_t I) { return I < 4 ? 2 : 4; });
+  C.that("atomic_of_temporary", trust::atomic_of_temporary() == 51.0f);
+  trust::nested_local();
+  C.all("nested_local", trust::nested_counts.to_vector(),
+        [](size_t I) { return I == 0 ? 2 * 3 * 2 : 2; });
   return C.finish();
 }
