@@ -371,7 +371,35 @@ QD_DEVICE_FN inline double fma(double a, double b, double c) {
     return QD_MATH_F64_(name)(x, y);                                           \
   }
 QD_MATH_LIBRARY_1_(QD_MATH_DEFINE_1_)
-QD_MATH_LIBRARY_2_(QD_MATH_DEFINE_2_)
+QD_MATH_LIBRARY_2_REST_(QD_MATH_DEFINE_2_)
+// pow with an integral exponent of at most 64 in magnitude multiplies (by
+// squaring), as Quadrants does for an integer exponent: exact wherever the
+// result is representable, and the same on every backend (with libdevice's
+// pow, int64_t(qd::pow(-3.0, 1.0)) was -2 on an H200).
+namespace detail {
+template <typename T> QD_DEVICE_FN T pow_integral_(T x, T y) {
+  int64_t n = int64_t(y);
+  uint64_t m = n < 0 ? uint64_t(-n) : uint64_t(n);
+  T r = T(1);
+  for (; m; m >>= 1, x *= x)
+    if (m & 1)
+      r *= x;
+  return n < 0 ? T(1) / r : r;
+}
+template <typename T> QD_DEVICE_FN bool is_small_integral_(T y) {
+  return y == __builtin_trunc(double(y)) && y >= T(-64) && y <= T(64);
+}
+} // namespace detail
+QD_DEVICE_FN inline float pow(float x, float y) QD_MATH_ATTR_(pow) {
+  if (detail::is_small_integral_(y))
+    return detail::pow_integral_(x, y);
+  return QD_MATH_F32_(pow)(x, y);
+}
+QD_DEVICE_FN inline double pow(double x, double y) QD_MATH_ATTR_(pow) {
+  if (detail::is_small_integral_(y))
+    return detail::pow_integral_(x, y);
+  return QD_MATH_F64_(pow)(x, y);
+}
 #ifdef QD_MATH_HAS_RSQRT_
 QD_MATH_DEFINE_1_(rsqrt)
 #else

@@ -21,7 +21,8 @@
   X(exp)                                                                       \
   X(exp2) X(expm1) X(log) X(log2) X(log10) X(log1p) X(sin) X(cos) X(tan)       \
       X(asin) X(acos) X(atan) X(sinh) X(cosh) X(tanh) X(erf) X(round)
-/// Two arguments.
-#define QD_MATH_LIBRARY_2_(X) X(pow) X(atan2) X(fmod) X(hypot)
+/// Two arguments: pow, which kernel.h defines by hand, and the rest.
+#define QD_MATH_LIBRARY_2_(X) X(pow) QD_MATH_LIBRARY_2_REST_(X)
+#define QD_MATH_LIBRARY_2_REST_(X) X(atan2) X(fmod) X(hypot)
 
 #endif // QD_DETAIL_MATH_LIST_H
