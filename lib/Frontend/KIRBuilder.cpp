@@ -619,16 +619,16 @@ private:
 
     if (const auto *Ref = dyn_cast<clang::DeclRefExpr>(S)) {
       const clang::ValueDecl *D = Ref->getDecl();
+      // A parameter the kernel assigns is a local here (addWrittenParams).
+      if (const auto *V = dyn_cast<clang::VarDecl>(D); V && Locals.count(V)) {
+        Deps.push_back(V);
+        return true;
+      }
       if (isa<clang::ParmVarDecl>(D) || isa<clang::FunctionDecl>(D) ||
           isa<clang::EnumConstantDecl>(D))
         return true;
-      if (const auto *V = dyn_cast<clang::VarDecl>(D)) {
-        if (Locals.count(V)) {
-          Deps.push_back(V);
-          return true;
-        }
+      if (const auto *V = dyn_cast<clang::VarDecl>(D))
         return V->isUsableInConstantExpressions(Ctx);
-      }
       return false;
     }
     if (const auto *BO = dyn_cast<clang::BinaryOperator>(S))

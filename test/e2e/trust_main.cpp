@@ -100,5 +100,8 @@ int main() {
   trust::nested_local();
   C.all("nested_local", trust::nested_counts.to_vector(),
         [](size_t I) { return I == 0 ? 2 * 3 * 2 : 2; });
+  trust::local_after_assign(2);
+  C.all("local_after_assign", trust::after_assign.to_vector(),
+        [](size_t) { return 7; });
   return C.finish();
 }
