@@ -603,9 +603,9 @@ private:
     const clang::Expr *Init = V->getInit();
     if (!Init || Init->isValueDependent())
       return false;
-    clang::Expr::EvalResult R;
-    if (Init->EvaluateAsRValue(R, Ctx) && !R.HasSideEffects)
-      return true;
+    // Even when the value folds to a constant, its text is what the tasks
+    // and the launcher recompute: a dead branch that reads an ndarray
+    // element (`c ? 1 : x(4, 8)`) is no expression for the host.
     return isParamDerived(Init, Deps);
   }
 

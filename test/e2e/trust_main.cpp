@@ -103,5 +103,11 @@ int main() {
   trust::local_after_assign(2);
   C.all("local_after_assign", trust::after_assign.to_vector(),
         [](size_t) { return 7; });
+  {
+    qd::Ndarray<int32_t, 1> X({4});
+    trust::folds_to_constant(X);
+    C.all("folds_to_constant", trust::folded.to_vector(),
+          [](size_t I) { return 23 + int(I); });
+  }
   return C.finish();
 }
