@@ -18,6 +18,21 @@
 #include <string>
 #include <vector>
 
+/// The message of the qd::Error that Fn throws, or "" when it throws none.
+template <typename F> std::string errorOf(F &&Fn) {
+  try {
+    Fn();
+  } catch (const qd::Error &E) {
+    return E.what();
+  }
+  return "";
+}
+
+/// Whether Text contains Part.
+inline bool has(const std::string &Text, const char *Part) {
+  return Text.find(Part) != std::string::npos;
+}
+
 class Check {
 public:
   /// Got[i] must equal Want(i) for every i (within Tolerance).

@@ -7,20 +7,6 @@
 
 #include <string>
 
-namespace {
-std::string errorOf(void (*Fn)()) {
-  try {
-    Fn();
-  } catch (const qd::Error &E) {
-    return E.what();
-  }
-  return "";
-}
-bool has(const std::string &S, const char *Part) {
-  return S.find(Part) != std::string::npos;
-}
-} // namespace
-
 int main() {
   Check Ok;
   Ok.that("in bounds: no error", errorOf([] {

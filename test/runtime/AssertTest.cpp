@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AssertKernels.h"
+#include "ErrorText.h"
 #include "MockDevice.h"
 #include "Runtime.h"
 #include "TestModule.h"
@@ -31,19 +32,6 @@ using namespace qd::rt;
 using namespace qd::rt::test;
 
 namespace {
-
-std::string errorOf(const std::function<void()> &Fn) {
-  try {
-    Fn();
-  } catch (const qd::Error &E) {
-    return E.what();
-  }
-  return "";
-}
-
-bool has(const std::string &S, const char *Part) {
-  return S.find(Part) != std::string::npos;
-}
 
 /// Two threads meet here, so that their launches and synchronizations
 /// interleave in every round.
@@ -112,9 +100,9 @@ TEST(AssertTest, EachCpuThreadSeesItsOwnFailureOnly) {
         std::string E = errorOf([&] { S.synchronize(); });
         if (E.empty())
           ++FailingSawNone;
-        else if (!has(E, "qd::Stream::synchronize: QD_ASSERT failed in '") ||
-                 !has(E, "AssertKernels.cpp:") ||
-                 !has(E, ": i < A.limit: i is below the limit"))
+        else if (!contains(E, "qd::Stream::synchronize: QD_ASSERT failed in '") ||
+                 !contains(E, "AssertKernels.cpp:") ||
+                 !contains(E, ": i < A.limit: i is below the limit"))
           ++WrongMessage, AMessage = E;
       }
     } catch (const qd::Error &) {
@@ -147,16 +135,16 @@ TEST(AssertTest, ACpuFailureWaitsForItsStreamAndIsRaisedOnce) {
   EXPECT_EQ(errorOf([&] { B.synchronize(); }), "");
   EXPECT_EQ(errorOf([] { qd::sync(); }), "");
   launch(M, K, {64}, &Good, &A);
-  EXPECT_TRUE(has(errorOf([&] { A.synchronize(); }),
+  EXPECT_TRUE(contains(errorOf([&] { A.synchronize(); }),
                   "qd::Stream::synchronize: QD_ASSERT failed in"));
   EXPECT_EQ(errorOf([&] { A.synchronize(); }), "");
   // The default stream's own failure is qd::sync's.
   launch(M, K, {64}, &Bad);
   EXPECT_EQ(errorOf([&] { A.synchronize(); }), "");
-  EXPECT_TRUE(has(errorOf([] { qd::sync(); }), "qd::sync: QD_ASSERT failed"));
+  EXPECT_TRUE(contains(errorOf([] { qd::sync(); }), "qd::sync: QD_ASSERT failed"));
   // Destroying a stream reports its failure, and forgets it.
   launch(M, K, {64}, &Bad, &B);
-  EXPECT_TRUE(has(errorOf([&] { B.destroy(); }),
+  EXPECT_TRUE(contains(errorOf([&] { B.destroy(); }),
                   "qd::Stream::destroy: QD_ASSERT failed"));
   qd::reset();
 }

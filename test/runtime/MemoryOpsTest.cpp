@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ErrorText.h"
 #include "qd/dlpack.h"
 
 #include "gtest/gtest.h"
@@ -20,21 +21,11 @@
 #include <numeric>
 
 using namespace qd;
+using qd::rt::test::contains;
+using qd::rt::test::errorOf;
 
 namespace {
 
-std::string errorOf(const std::function<void()> &Fn) {
-  try {
-    Fn();
-  } catch (const qd::Error &E) {
-    return E.what();
-  }
-  return "";
-}
-
-bool contains(const std::string &S, const char *Part) {
-  return S.find(Part) != std::string::npos;
-}
 
 class MemoryOpsTest : public ::testing::Test {
 protected:
