@@ -12,6 +12,7 @@
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -85,6 +86,16 @@ static bool isSimtBlock(const clang::DeclContext *DC) {
 bool isBlockSync(const clang::FunctionDecl *FD) {
   return FD && FD->getIdentifier() && FD->getName() == "sync" &&
          isSimtBlock(FD->getDeclContext());
+}
+
+bool isComponentAccess(const clang::Stmt *S) {
+  const auto *Op = dyn_cast<clang::CXXOperatorCallExpr>(S);
+  if (!Op || Op->getNumArgs() == 0 ||
+      (Op->getOperator() != clang::OO_Subscript &&
+       Op->getOperator() != clang::OO_Call))
+    return false;
+  clang::QualType T = Op->getArg(0)->getType();
+  return getQdSpecialization(T, "vec") || getQdSpecialization(T, "mat");
 }
 
 bool isSharedArrayType(clang::QualType T) {

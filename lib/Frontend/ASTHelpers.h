@@ -38,6 +38,10 @@ bool isQdContext(const clang::DeclContext *DC, llvm::StringRef Inner = {});
 /// The specialization of class template qd::<Name> that T is, or null.
 const clang::ClassTemplateSpecializationDecl *
 getQdSpecialization(clang::QualType T, llvm::StringRef Name);
+
+/// A component of a qd::vec or qd::mat value, `v[i]` or `m(i, j)`: used as
+/// the value it is part of is (like `v.x`).
+bool isComponentAccess(const clang::Stmt *S);
 /// Whether FD is the free function qd::<Name>.
 bool isQdFunction(const clang::FunctionDecl *FD, llvm::StringRef Name);
 /// The callee of a statement of the form `qd::<Name>(...)`, as a call.

@@ -176,13 +176,14 @@ private:
   /// The parent that S's children are used under: S itself, or Parent when
   /// S passes its operand's use through. A parenthesis, a full
   /// expression's cleanups and an lvalue `c ? a : b` or `(x, a)` do not
-  /// change how the operands are used, and `v.m` is used as v is: `v.m = e`
-  /// writes v, `v.m + 1` reads it.
+  /// change how the operands are used, and `v.m` (or `v[i]`, `m(i, j)` of
+  /// a qd::vec or qd::mat) is used as v is: `v.m = e` writes v, `v.m + 1`
+  /// reads it.
   static const clang::Stmt *getUseParent(const clang::Stmt *S,
                                          const clang::Stmt *Parent) {
     const auto *Member = dyn_cast<clang::MemberExpr>(S);
     if (isa<clang::ParenExpr>(S) || isa<clang::ExprWithCleanups>(S) ||
-        (Member && !Member->isArrow()))
+        (Member && !Member->isArrow()) || isComponentAccess(S))
       return Parent;
     if (const auto *E = dyn_cast<clang::Expr>(S); E && E->isGLValue()) {
       // The condition of `c ? a : b` is read; it is its own expression

@@ -21,11 +21,16 @@ using clang::isa;
 
 namespace {
 
-/// E without parentheses and the `.member` of a struct value around it:
-/// `a[i].x = 1` writes a[i].
+/// E without parentheses, the `.member` of a struct value and the
+/// component of a qd::vec or qd::mat around it: `a[i].x = 1` and
+/// `a[i][2] = 1` write a[i].
 const clang::Expr *getBase(const clang::Expr *E) {
   while (true) {
     E = E->IgnoreParens();
+    if (isComponentAccess(E)) {
+      E = cast<clang::CXXOperatorCallExpr>(E)->getArg(0);
+      continue;
+    }
     const auto *M = dyn_cast<clang::MemberExpr>(E);
     if (!M || M->isArrow())
       return E;
@@ -175,6 +180,12 @@ std::string MemoryAccesses::getMemberPath(const clang::Stmt *S,
       continue;
     std::string Path;
     for (E = E->IgnoreParens(); E != S; E = E->IgnoreParens()) {
+      // A component `[k]` of a member: that member, whole.
+      if (isComponentAccess(E)) {
+        Path.clear();
+        E = cast<clang::CXXOperatorCallExpr>(E)->getArg(0);
+        continue;
+      }
       const auto *M = dyn_cast<clang::MemberExpr>(E);
       if (!M)
         return "";
@@ -447,8 +458,11 @@ void MemoryAccesses::summarizeNode(
         });
   }
   const auto *Member = dyn_cast<clang::MemberExpr>(S);
-  const clang::Stmt *ChildParent =
-      isa<clang::ParenExpr>(S) || (Member && !Member->isArrow()) ? Parent : S;
+  const clang::Stmt *ChildParent = isa<clang::ParenExpr>(S) ||
+                                           (Member && !Member->isArrow()) ||
+                                           isComponentAccess(S)
+                                       ? Parent
+                                       : S;
   unsigned Inner = Branches + isBranch(S);
   for (const clang::Stmt *Child : S->children())
     summarizeNode(Child, ChildParent, FD, Params, Out, Inner, Depth + 1);
