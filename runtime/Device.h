@@ -35,6 +35,24 @@ extern __thread qdrt_assert_record *cpu_assert_record_;
 } // namespace qd::detail
 
 namespace qd::rt {
+/// Points this thread's CPU assertion record at R while it lives (a
+/// launch on the launching thread, a chunk on a pool thread).
+class CpuRecordScope {
+public:
+  explicit CpuRecordScope(qdrt_assert_record *R)
+      : Saved(qd::detail::cpu_assert_record_) {
+    qd::detail::cpu_assert_record_ = R;
+  }
+  ~CpuRecordScope() { qd::detail::cpu_assert_record_ = Saved; }
+  CpuRecordScope(const CpuRecordScope &) = delete;
+  CpuRecordScope &operator=(const CpuRecordScope &) = delete;
+
+private:
+  qdrt_assert_record *Saved;
+};
+} // namespace qd::rt
+
+namespace qd::rt {
 
 using Handle = void *;
 

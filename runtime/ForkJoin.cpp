@@ -176,20 +176,6 @@ static void launchWithRecord(Runtime &RT, const qdrt_module_desc &Desc,
                              Handle LaunchStream, void *Result,
                              qdrt_assert_record *LaunchRecord);
 
-namespace {
-/// Points this thread's CPU assertion record at a launch's while it runs.
-class LaunchRecordScope {
-public:
-  explicit LaunchRecordScope(qdrt_assert_record *R)
-      : Saved(qd::detail::cpu_assert_record_) {
-    qd::detail::cpu_assert_record_ = R;
-  }
-  ~LaunchRecordScope() { qd::detail::cpu_assert_record_ = Saved; }
-
-private:
-  qdrt_assert_record *Saved;
-};
-} // namespace
 
 void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
                           const LoadedModule &LM, uint32_t Kernel,
@@ -208,7 +194,7 @@ void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
   // returns; a failure is the launch stream's pending error.
   qdrt_assert_record Record{};
   try {
-    LaunchRecordScope Scope(&Record);
+    CpuRecordScope Scope(&Record);
     launchWithRecord(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream,
                      Result, &Record);
   } catch (...) {

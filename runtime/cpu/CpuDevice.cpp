@@ -193,7 +193,7 @@ public:
     }
     Pool.parallelFor(Iterations, T.cpu_threads,
                      [&](uint64_t Begin, uint64_t End) {
-                       RecordScope Scope(Record);
+                       CpuRecordScope Scope(Record);
                        Task(Args, Begin, End);
                      });
   }
@@ -232,19 +232,6 @@ public:
   }
 
 private:
-  /// Sets this thread's assertion record for one chunk.
-  class RecordScope {
-  public:
-    explicit RecordScope(qdrt_assert_record *R)
-        : Saved(qd::detail::cpu_assert_record_) {
-      qd::detail::cpu_assert_record_ = R;
-    }
-    ~RecordScope() { qd::detail::cpu_assert_record_ = Saved; }
-
-  private:
-    qdrt_assert_record *Saved;
-  };
-
   ThreadPool Pool;
   std::atomic<uintptr_t> NextStream{1};
 };
