@@ -274,14 +274,26 @@ public:
 
   std::vector<T> to_vector() const {
     check("to_vector");
-    std::vector<T> out(size());
-    detail::copy_to_host(out.data(), data_, bytes(), nullptr, true);
-    return out;
+    if constexpr (std::is_same_v<T, bool>) {
+      // std::vector<bool> packs bits: go through one byte an element.
+      std::vector<uint8_t> bytes_(size());
+      detail::copy_to_host(bytes_.data(), data_, bytes(), nullptr, true);
+      return std::vector<bool>(bytes_.begin(), bytes_.end());
+    } else {
+      std::vector<T> out(size());
+      detail::copy_to_host(out.data(), data_, bytes(), nullptr, true);
+      return out;
+    }
   }
   void copy_from(const std::vector<T> &values) const {
     check("copy_from");
     checkSize(values.size(), "copy_from");
-    detail::copy_to_device(data_, values.data(), bytes(), nullptr, true);
+    if constexpr (std::is_same_v<T, bool>) {
+      std::vector<uint8_t> bytes_(values.begin(), values.end());
+      detail::copy_to_device(data_, bytes_.data(), bytes(), nullptr, true);
+    } else {
+      detail::copy_to_device(data_, values.data(), bytes(), nullptr, true);
+    }
   }
   void fill(const T &value) const {
     check("fill");

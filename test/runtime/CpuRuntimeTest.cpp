@@ -147,6 +147,20 @@ TEST_F(CpuRuntimeTest, NdarrayCopiesAndShape) {
   EXPECT_TRUE(Empty.to_vector().empty());
 }
 
+// std::vector<bool> packs bits; the copies go one byte an element.
+TEST_F(CpuRuntimeTest, BoolNdarrayCopiesElementwise) {
+  Ndarray<bool, 1> B({5});
+  EXPECT_EQ(B.to_vector(), std::vector<bool>(5, false));
+  std::vector<bool> In{true, false, true, true, false};
+  B.copy_from(In);
+  EXPECT_EQ(B.to_vector(), In);
+  const uint8_t *Bytes = static_cast<const uint8_t *>(B.data());
+  EXPECT_EQ(Bytes[0], 1);
+  EXPECT_EQ(Bytes[1], 0);
+  EXPECT_EQ(Bytes[3], 1);
+  EXPECT_THROW(B.copy_from(std::vector<bool>(4)), qd::Error);
+}
+
 // Rank 0: one value; without memory (default, moved-from) no value.
 TEST_F(CpuRuntimeTest, RankZeroNdarrayHoldsOneValue) {
   Ndarray<int, 0> T({});

@@ -32,6 +32,7 @@ FEATURES = {
     'pointers': True,      # raw pointer parameters (read in loop bodies only)
     'dynrange': True,      # loop ranges that read kernel scalars and fields
     'atomics': True,       # qd::atomic_<op> on array elements in parallel loops
+    'bool': True,          # bool elements of fields and ndarrays, logical operators
     # Once broken, now fixed (each has a regression test in test/e2e/trust.qd):
     'param_writes': True,     # writes to scalar parameters at the top level
     'pointer_hoist': True,    # pointer reads in top-level locals and ranges
@@ -127,6 +128,8 @@ class Gen:
     def elem_type(self):
         if self.f['vec'] and self.chance(0.12):
             return self.r.choice(list(VEC_TYPES))
+        if self.f['bool'] and self.chance(0.07):
+            return 'bool'
         return self.scalar_type()
 
     def int_value(self, ty):
@@ -152,6 +155,8 @@ class Gen:
             return ty + '{' + ', '.join(
                 '{' + ', '.join(self.literal(comp) for _ in range(cols)) + '}'
                 for _ in range(rows)) + '}'
+        if ty == 'bool':
+            return 'true' if self.chance(0.5) else 'false'
         if is_int(ty):
             return int_literal(ty, self.int_value(ty))
         return float_literal(ty, self.float_value())
@@ -193,9 +198,29 @@ class Gen:
             return self.vec_expr(ty, sc, depth, mul)
         if depth <= 0 or self.chance(0.25):
             return self.leaf(ty, sc, depth, mul)
+        if ty == 'bool':
+            return self.bool_expr(sc, depth)
         if is_int(ty):
             return self.int_expr(ty, sc, depth)
         return self.float_expr(ty, sc, depth, mul)
+
+    def bool_expr(self, sc, depth):
+        e = lambda t='bool': self.expr(t, sc, depth - 1)
+        k = self.r.randint(0, 5)
+        if k <= 1:
+            t2 = self.scalar_type(ints_only=True)
+            op = self.r.choice(['<', '<=', '==', '!=', '>'])
+            return Expr('bool', f'({{0}} {op} {{1}})', [e(t2), e(t2)])
+        if k == 2:
+            return Expr('bool', '(!{0})', [e()])
+        if k == 3:
+            op = self.r.choice(['&&', '||', '!=', '=='])
+            return Expr('bool', f'({{0}} {op} {{1}})', [e(), e()])
+        if k == 4:
+            # An integer made bool: any non-zero value is true.
+            t2 = self.scalar_type(ints_only=True)
+            return Expr('bool', 'bool({0})', [e(t2)])
+        return self.leaf('bool', sc, depth, 0)
 
     def int_expr(self, ty, sc, depth):
         e = lambda t=ty: self.expr(t, sc, depth - 1)
@@ -226,6 +251,8 @@ class Gen:
                         [e(t2), e(t2), e(), e()])
         if k == 8:
             t2 = self.scalar_type(ints_only=True)
+            if self.f['bool'] and self.chance(0.25):
+                t2 = 'bool'
             return Expr(ty, f'{ty}({{0}})', [e(t2)])
         if k == 9 and self.f['funcs']:
             c = self.func_call(ty, sc, depth)
@@ -336,7 +363,7 @@ class Gen:
             reads = self.readable(ty, sc)
             if reads:
                 return self.array_read(self.r.choice(reads), sc, depth, ty)
-        if k == 7 and not is_int(ty) and depth > 0:
+        if k == 7 and ty in FLOAT_TYPES + ['bool'] and depth > 0:
             t2 = self.r.choice(INT_TYPES)
             return Expr(ty, f'{ty}(int32_t(int64_t({{0}}) % 61))', [self.expr(t2, sc, depth - 1)])
         return leaf(ty, self.literal(ty))

@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import time
 
-from compare import compare
+from compare import compare, with_spread
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -60,15 +60,24 @@ def write_program(work, prog):
 
 
 def build_reference(work, tools):
-    """Returns (ok, expected output or error text)."""
-    rc, out = sh([tools.cxx, '-std=c++20', '-O1', '-w', '-DQD_SERIAL_REFERENCE', '-I', HERE,
-                  'main.cpp', '-o', 'ref'], work, 300)
+    """Returns (ok, expected output or error text). The reference runs
+    three times, rounding to nearest, up and down; the expected output is
+    the first with each float output's spread (compare.with_spread)."""
+    rc, out = sh([tools.cxx, '-std=c++20', '-O1', '-w', '-frounding-math',
+                  '-DQD_SERIAL_REFERENCE', '-I', HERE, 'main.cpp', '-o', 'ref'], work, 300)
     if rc != 0:
         return False, 'reference compile failed:\n' + out
-    rc, out = sh(['./ref'], work, 60)
-    if rc != 0:
-        return False, f'reference run failed ({rc}):\n' + out
-    return True, out
+    outs = []
+    for mode in ('nearest', 'up', 'down'):
+        env = dict(os.environ, QD_DIFFTEST_ROUND=mode)
+        rc, text = sh(['./ref'], work, 60, env)
+        if rc != 0:
+            return False, f'reference run failed ({rc}, rounding {mode}):\n' + text
+        outs.append(text)
+    expected, problems = with_spread(*outs)
+    if problems:
+        return False, 'reference outputs depend on the rounding mode:\n' + '\n'.join(problems)
+    return True, expected
 
 
 def build_variant(work, variant, tools, main_obj=None):

@@ -7,9 +7,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cfenv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <initializer_list>
 #include <vector>
 
@@ -19,6 +23,21 @@
 #define QD_STREAM_PARALLEL
 
 namespace qd {
+
+// ---- Rounding --------------------------------------------------------------
+// The tester runs the reference once per rounding mode (QD_DIFFTEST_ROUND=up
+// or down; built with -frounding-math): how far a float output moves is how
+// sensitive it is to a last-bit difference, and widens its tolerance.
+namespace detail {
+inline const bool rounding_set = [] {
+  const char *m = std::getenv("QD_DIFFTEST_ROUND");
+  if (m && !std::strcmp(m, "up"))
+    std::fesetround(FE_UPWARD);
+  else if (m && !std::strcmp(m, "down"))
+    std::fesetround(FE_DOWNWARD);
+  return true;
+}();
+} // namespace detail
 
 // ---- Host set-up -----------------------------------------------------------
 enum class Arch { best, cpu, cuda };
@@ -131,17 +150,20 @@ public:
       r_.shp[d++] = s;
       n *= s;
     }
-    store_.assign(size_t(n), T{});
-    r_.data = store_.data();
+    n_ = size_t(n);
+    store_.reset(new T[n_]());
+    r_.data = store_.get();
   }
   void *data() const { return r_.data; }
-  std::vector<T> to_vector() const { return store_; }
-  void copy_from(const std::vector<T> &v) { std::copy(v.begin(), v.end(), store_.begin()); }
-  void fill(const T &v) { std::fill(store_.begin(), store_.end(), v); }
+  std::vector<T> to_vector() const { return std::vector<T>(r_.data, r_.data + n_); }
+  void copy_from(const std::vector<T> &v) { std::copy(v.begin(), v.end(), r_.data); }
+  void fill(const T &v) { std::fill(r_.data, r_.data + n_, v); }
   array_ref<T, Dims> ref() const { return r_; }
 
 private:
-  std::vector<T> store_;
+  // Not a std::vector: std::vector<bool> has no data().
+  std::unique_ptr<T[]> store_;
+  size_t n_ = 0;
   array_ref<T, Dims> r_;
 };
 
