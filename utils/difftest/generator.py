@@ -398,7 +398,11 @@ class Gen:
             return el
         comp, rows, cols = VEC_TYPES[elem]
         if rows == 1:
-            c = self.r.choice('xyzw'[:cols]) if self.chance(0.6) else f'[{self.r.randrange(cols)}]'
+            # A rank-0 field's component by name only: g++ parses
+            # `int32_t(uint32_t(f1()[2]) * n)` as a function type (f1 a
+            # function returning an array) and refuses it.
+            by_name = self.chance(0.6) or not acc.array.shape
+            c = self.r.choice('xyzw'[:cols]) if by_name else f'[{self.r.randrange(cols)}]'
             fmt = '{0}.' + c if not c.startswith('[') else '{0}' + c
         else:
             fmt = '{0}' + f'({self.r.randrange(rows)}, {self.r.randrange(cols)})'
@@ -584,7 +588,9 @@ class Gen:
                 reduced[name] = (ty, self.reduce_op(ty))
         vars_ = [(v, t) for v, t in scalars if v not in reduced]
         ext_scope = self.extent_scope(vars_, accesses, inner_acc)
-        extents, head = self.loop_head(names, var_ty, los, his, ext_scope, written, accesses)
+        # What the loop writes includes what it updates atomically.
+        extents, head = self.loop_head(names, var_ty, los, his, ext_scope, written + atomics,
+                                       accesses)
         loop_vars = [(n, var_ty) for n in names]
         sc = Scope(vars_ + loop_vars, inner_acc, serial=False, reductions=reduced, in_loop=True,
                    atomics=atomics)
