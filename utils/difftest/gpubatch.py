@@ -25,9 +25,12 @@ ran=0 passed=0 mismatched=0 crashed=0
 for d in seed-*/; do
   d=${d%/}
   ran=$((ran + 1))
-  if ! QD_ARCH=$arch timeout 120 "./$d/app" >"$d/actual.txt" 2>"$d/stderr.txt"; then
+  QD_ARCH=$arch timeout 120 "./$d/app" >"$d/actual.txt" 2>"$d/stderr.txt"
+  rc=$?
+  if [ $rc != 0 ]; then
     crashed=$((crashed + 1))
-    echo "$d: crashed (exit $?): $(head -c 300 "$d/stderr.txt")"
+    why="exit $rc"; [ $rc = 124 ] && why="no result in 120 s"
+    echo "$d: crashed ($why): $(head -c 300 "$d/stderr.txt")"
   elif python3 compare.py "$d/expected.txt" "$d/actual.txt" >"$d/diff.txt"; then
     passed=$((passed + 1))
   else
