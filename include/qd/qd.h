@@ -107,6 +107,15 @@ template <typename T> detail::range_t<T> range(T n) noexcept {
 template <typename T> detail::range_t<T> range(T begin, T end) noexcept {
   return {begin, end};
 }
+/// `qd::range(k + 1, n)` with bounds of two integer types of one signedness
+/// (an int and an int64_t): the range is over the wider type. Mixed
+/// signedness is refused (-1 would become a huge unsigned bound).
+template <typename B, typename E>
+  requires(std::is_integral_v<B> && std::is_integral_v<E> &&
+           std::is_signed_v<B> == std::is_signed_v<E>)
+detail::range_t<std::common_type_t<B, E>> range(B begin, E end) noexcept {
+  return {begin, end};
+}
 
 /// `for (auto [i, j] : qd::ndrange(n, m))`: a parallel loop over
 /// [0, n) x [0, m) x ...

@@ -137,20 +137,22 @@ template <typename T, int64_t... Dims> struct field {
   static constexpr int64_t size = (Dims * ... * int64_t(1));
   // At least 4-byte aligned and sized: an 8- or 16-bit atomic is a
   // compare-and-swap of the enclosing 32-bit word, which must lie inside.
-  alignas(sizeof(T) < 4 ? 4 : alignof(T)) T data[size];
+  // Mutable: qd.h shows const accessors that give writable elements (a
+  // field is a global; a `const field &` parameter names the same storage).
+  alignas(sizeof(T) < 4 ? 4 : alignof(T)) mutable T data[size];
 
   // The arrays below end in a 0 so that a rank-0 field has them too.
   static constexpr QD_DEVICE_FN int64_t shape(int d) {
     constexpr int64_t dims[] = {Dims..., 0};
     return dims[d];
   }
-  QD_DEVICE_FN T &operator[](detail::index_t_ i) {
+  QD_DEVICE_FN T &operator[](detail::index_t_ i) const {
     [[maybe_unused]] constexpr int64_t dims[] = {Dims..., 0};
     QD_CHECK_INDEX_("a field", i, size, dims, rank)
     return data[detail::index_value_(i)];
   }
 #ifdef QD_DEBUG
-  QD_INDEXED_CALLS_(, rank, {
+  QD_INDEXED_CALLS_(const, rank, {
     constexpr int64_t dims[] = {Dims..., 0};
     int64_t flat = 0;
     for (int d = 0; d < rank; ++d) {
@@ -160,7 +162,7 @@ template <typename T, int64_t... Dims> struct field {
     return data[flat];
   })
 #else
-  template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) {
+  template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) const {
     static_assert(sizeof...(Is) == sizeof...(Dims),
                   "a field is indexed with one index per dimension");
     const int64_t idx[] = {int64_t(is)..., 0};
@@ -274,6 +276,13 @@ template <typename T> QD_DEVICE_FN detail::range_t<T> range(T n) {
   return {T(0), n};
 }
 template <typename T> QD_DEVICE_FN detail::range_t<T> range(T begin, T end) {
+  return {begin, end};
+}
+/// Bounds of two integer types of one signedness (`qd::range(k + 1, n)`, k
+/// an int, n an int64_t): the range is over the wider.
+template <typename B, typename E>
+  requires((B(-1) < B(0)) == (E(-1) < E(0)))
+QD_DEVICE_FN detail::range_t<decltype(B() + E())> range(B begin, E end) {
   return {begin, end};
 }
 

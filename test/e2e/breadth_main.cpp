@@ -1,0 +1,30 @@
+// Runs breadth.qd's kernels and compares each result with serial C++.
+#include "Check.h"
+#include "breadth.qd.h"
+
+#include <vector>
+
+int main() {
+  qd::init();
+  Check C;
+
+  breadth::mixed_range(int32_t(3), int64_t(9));
+  C.all("mixed_range", breadth::mixed.to_vector(),
+        [](size_t I) { return I >= 4 && I < 9 ? int64_t(I) * 10 : 0; });
+
+  std::vector<float> In(8);
+  for (int I = 0; I < 8; ++I)
+    In[I] = 0.5f * float(I);
+  breadth::src.copy_from(In);
+  breadth::const_field_read();
+  C.all("const_field_read", breadth::dst.to_vector(),
+        [&](size_t I) { return 2 * In[I] + 1; });
+
+  breadth::flags.copy_from({false, true, false, false, true, false, false, false});
+  breadth::set_flags(3);
+  C.all("set_flags", breadth::flags.to_vector(), [](size_t I) {
+    const bool Before[] = {false, true, false, false, true, false, false, false};
+    return I % 3 == 0 && !Before[I];
+  });
+  return C.finish();
+}
