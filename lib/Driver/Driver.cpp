@@ -108,6 +108,62 @@ static void checkNamespaceFree(const FrontendSession &Session,
 
 static int compileInput(const DriverOptions &Opts, Toolchain &Tools);
 
+/// Every NVIDIA architecture asked for is one the installed ptxas compiles
+/// for (CUDA 13 dropped sm_50 to sm_72, for one); 0 when so.
+static int checkNvidiaArchs(const DriverOptions &Opts, const Toolchain &Tools) {
+  std::vector<std::string> Known;
+  for (const std::string &Arch : Opts.OffloadArchs) {
+    if (getDialectForArch(Arch) != DeviceDialect::Cuda)
+      continue;
+    if (Known.empty())
+      Known = Tools.getPtxasArchs();
+    if (Known.empty() || llvm::is_contained(Known, Arch))
+      continue;
+    // In order of the number: sm_75, ..., sm_90a, sm_100, ...
+    llvm::sort(Known, [](const std::string &A, const std::string &B) {
+      unsigned NA = 0, NB = 0;
+      llvm::StringRef(A).drop_front(3).consumeInteger(10, NA);
+      llvm::StringRef(B).drop_front(3).consumeInteger(10, NB);
+      return std::make_pair(NA, A) < std::make_pair(NB, B);
+    });
+    std::string List;
+    for (const std::string &K : Known)
+      List += (List.empty() ? "" : ", ") + K;
+    return reportError("--offload-arch=" + Arch + ": the CUDA toolkit's ptxas (" +
+                       Tools.getPtxas() + ") does not compile for it; it " +
+                       "compiles for " + List);
+  }
+  return 0;
+}
+
+/// Several inputs write their outputs by their stems: two inputs of one
+/// stem in different folders (`x/k.qd y/k.qd`) would write one `k.o`, the
+/// second over the first. 0 when every output is distinct.
+static int checkDistinctOutputs(const DriverOptions &Opts) {
+  if (Opts.InputFiles.size() < 2 || Opts.SyntaxOnly || Opts.DepsOnly)
+    return 0;
+  std::vector<std::pair<std::string, std::string>> Seen; // (path, input)
+  for (const std::string &Input : Opts.InputFiles) {
+    DriverOptions One = Opts;
+    One.InputFile = Input;
+    llvm::Expected<OutputPaths> P = getOutputPaths(One);
+    if (!P) {
+      llvm::consumeError(P.takeError()); // compileInput reports it
+      continue;
+    }
+    for (const auto &[Opt, Path] : P->list()) {
+      for (const auto &[Other, OtherInput] : Seen)
+        if (namesSameFile(Path, Other))
+          return reportError("'" + OtherInput + "' and '" + Input +
+                             "' would both write '" + Path +
+                             "'; compile them one at a time, each with its "
+                             "own -o");
+      Seen.push_back({Path, Input});
+    }
+  }
+  return 0;
+}
+
 static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   llvm::Expected<std::optional<DriverOptions>> Parsed =
       parseOptions(Args, llvm::outs());
@@ -153,6 +209,10 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   }
   if (Opts.InputFiles.empty())
     return reportError("no input file");
+  if (int RC = checkNvidiaArchs(Opts, Tools))
+    return RC;
+  if (int RC = checkDistinctOutputs(Opts))
+    return RC;
   // Several inputs: each compiled on its own, the others still compiled
   // when one fails, as clang does.
   int Status = 0;

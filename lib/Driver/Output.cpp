@@ -48,6 +48,18 @@ static bool isSameFile(llvm::StringRef A, llvm::StringRef B) {
   return getCanonicalPath(A) == getCanonicalPath(B);
 }
 
+bool qdc::isSpecialFile(llvm::StringRef Path) {
+  fs::file_status Status;
+  return !fs::status(Path, Status) && fs::exists(Status) &&
+         !fs::is_regular_file(Status) && !fs::is_directory(Status);
+}
+
+bool qdc::namesSameFile(llvm::StringRef A, llvm::StringRef B) {
+  if (A == "-" || B == "-")
+    return A == B;
+  return !isSpecialFile(A) && isSameFile(A, B);
+}
+
 llvm::Error qdc::checkOutputPaths(
     llvm::StringRef Input,
     llvm::ArrayRef<std::pair<std::string, std::string>> Outputs) {
@@ -55,21 +67,13 @@ llvm::Error qdc::checkOutputPaths(
     return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
   };
   // A device (`-o /dev/null -H /dev/null`) takes any number of writers.
-  auto IsShared = [](llvm::StringRef Path) {
-    fs::file_status Status;
-    return !fs::status(Path, Status) && fs::exists(Status) &&
-           !fs::is_regular_file(Status) && !fs::is_directory(Status);
-  };
   for (size_t I = 0; I < Outputs.size(); ++I) {
     const auto &[Opt, Path] = Outputs[I];
     if (Path != "-" && !Input.empty() && isSameFile(Path, Input))
       return Fail(Opt + " '" + Path + "' names the input file");
     for (size_t J = 0; J < I; ++J) {
       const auto &[OtherOpt, Other] = Outputs[J];
-      bool Same = Path == "-" || Other == "-"
-                      ? Path == Other
-                      : !IsShared(Path) && isSameFile(Path, Other);
-      if (Same)
+      if (namesSameFile(Path, Other))
         return Fail(Opt + " '" + Path + "' names the same file as " + OtherOpt +
                     " '" + Other + "'");
     }
@@ -135,8 +139,11 @@ static std::string stage(const std::string &Path, llvm::StringRef Contents,
       return EC.message();
     return writeAll(FD, Contents);
   }
-  llvm::SmallString<256> Temp;
-  if (std::error_code EC = fs::createUniqueFile(Path + ".tmp%%%%%%", FD, Temp))
+  // The temporary's name does not grow with the output's: an output name
+  // of 255 bytes, the longest a file system takes, is written too.
+  llvm::SmallString<256> Model(llvm::sys::path::parent_path(Path)), Temp;
+  llvm::sys::path::append(Model, "qdc-tmp-%%%%%%%%");
+  if (std::error_code EC = fs::createUniqueFile(Model, FD, Temp))
     return EC.message();
   Out.Temp = std::string(Temp);
   llvm::sys::RemoveFileOnSignal(Out.Temp);

@@ -37,6 +37,14 @@ llvm::Error
 checkOutputPaths(llvm::StringRef Input,
                  llvm::ArrayRef<std::pair<std::string, std::string>> Outputs);
 
+/// Whether two outputs A and B would be one file: "-" only as "-", a
+/// device (/dev/null) never (it takes any number of writers).
+bool namesSameFile(llvm::StringRef A, llvm::StringRef B);
+
+/// Whether Path exists and is not a regular file or folder (a device, a
+/// FIFO): written in place, never replaced.
+bool isSpecialFile(llvm::StringRef Path);
+
 class OutputSet {
 public:
   /// Path gets Contents at commit(); "-" is the standard output.

@@ -71,6 +71,16 @@ static CodeGenStage getStage(EmitKind Emit) {
 
 /// What must hold of the options before any work is done; 0 when it does.
 static int checkRequest(const DriverOptions &Opts) {
+  // Device code of a kind no asked-for GPU has would be an empty file.
+  if (Opts.Emit == EmitKind::PTX &&
+      llvm::none_of(Opts.OffloadArchs, [](const std::string &A) {
+        return getDialectForArch(A) == DeviceDialect::Cuda;
+      }))
+    return reportError("--emit=ptx needs an NVIDIA GPU in --offload-arch, "
+                       "e.g. --offload-arch=sm_90");
+  if (Opts.Emit == EmitKind::LLVM && Opts.OffloadArchs.empty())
+    return reportError("--emit=llvm writes device LLVM IR and needs a GPU in "
+                       "--offload-arch, e.g. --offload-arch=sm_90");
   if (Opts.Emit != EmitKind::HSACO)
     return 0;
   size_t NumAmd = llvm::count_if(Opts.OffloadArchs, [](const std::string &A) {
@@ -175,9 +185,11 @@ llvm::Expected<OutputPaths> qdc::getOutputPaths(const DriverOptions &Opts) {
     if (P.Main == "-")
       return makeError("an object cannot go to standard output; name it "
                        "with -o <file>");
-    // The header: -H, else `<stem>.qd.h` beside the object.
+    // The header: -H, else `<stem>.qd.h` beside the object; none beside a
+    // device (`-o /dev/null` checks that the file compiles, and writes
+    // nothing into /dev).
     P.Header = Opts.HeaderFile;
-    if (P.Header.empty()) {
+    if (P.Header.empty() && !isSpecialFile(P.Main)) {
       llvm::SmallString<256> Path(llvm::sys::path::parent_path(P.Main));
       llvm::sys::path::append(Path, Stem + ".qd.h");
       P.Header = std::string(Path);
@@ -187,16 +199,25 @@ llvm::Expected<OutputPaths> qdc::getOutputPaths(const DriverOptions &Opts) {
   }
   if (!Opts.WriteDepfile)
     return P;
+
   // The depfile: -MF, else the main output's name with `.d`.
   P.Depfile = Opts.DepfilePath;
   if (P.Depfile.empty()) {
     if (P.Main == "-")
       return makeError("-MD needs -MF <file> when the output goes to "
                        "standard output");
+    if (isSpecialFile(P.Main))
+      return makeError("-MD needs -MF <file> when -o names a device ('" +
+                       P.Main + "')");
     llvm::SmallString<256> Path(P.Main);
     llvm::sys::path::replace_extension(Path, ".d");
     P.Depfile = std::string(Path);
   }
+  // A rule for the standard output has no file to name: the input would be
+  // made to depend on its own headers.
+  if (P.Main == "-" && Opts.DepfileTarget.empty())
+    return makeError("-MD with the output on standard output needs -MT "
+                     "<target>, the file the rule is for");
   return P;
 }
 
@@ -207,8 +228,6 @@ void qdc::addDepfile(OutputSet &Set, const DriverOptions &Opts,
     return;
   std::string Target =
       Opts.DepfileTarget.empty() ? Paths.Main : Opts.DepfileTarget;
-  if (Target == "-")
-    Target = Opts.InputFile;
   Set.add(Paths.Depfile, makeDepfile(Target, Dependencies, Opts.PhonyDeps));
 }
 
@@ -247,7 +266,8 @@ int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
   // Every file is ready: they are written together.
   OutputSet Set;
   if (Opts.Emit == EmitKind::Object) {
-    Set.add(Paths.Header, std::move(A->Header));
+    if (!Paths.Header.empty())
+      Set.add(Paths.Header, std::move(A->Header));
     Set.add(Paths.Main, std::move(A->Object));
     if (!Opts.SaveTemps.empty()) {
       std::vector<std::pair<std::string, std::string>> Checked = Paths.list();

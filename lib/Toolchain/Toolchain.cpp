@@ -24,6 +24,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/TargetParser/Host.h"
@@ -311,6 +312,43 @@ std::vector<std::string> Toolchain::getHostArgs() const {
                            // task (qd/detail/kernel.h), not the process.
                            "-D__assert_fail=qd_assert_fail_cpu_"});
   return Args;
+}
+
+std::vector<std::string> Toolchain::getPtxasArchs() const {
+  if (Ptxas.empty())
+    return {};
+  llvm::SmallString<128> Log;
+  if (fs::createTemporaryFile("qdc-ptxas-help", "txt", Log))
+    return {};
+  std::string LogPath(Log);
+  std::optional<llvm::StringRef> Redirects[] = {std::nullopt,
+                                                llvm::StringRef(LogPath),
+                                                llvm::StringRef(LogPath)};
+  llvm::StringRef Argv[] = {Ptxas, "--help"};
+  int RC = llvm::sys::ExecuteAndWait(Ptxas, Argv, std::nullopt, Redirects);
+  auto Text = llvm::MemoryBuffer::getFile(LogPath);
+  fs::remove(LogPath);
+  if (RC != 0 || !Text)
+    return {};
+  // "--gpu-name ... Allowed values for this option:  'compute_100', ...,
+  // 'sm_90a'.": the quoted sm_ names of the first such list.
+  llvm::StringRef Help = (*Text)->getBuffer();
+  size_t At = Help.find("--gpu-name");
+  if (At == llvm::StringRef::npos)
+    return {};
+  Help = Help.drop_front(At);
+  size_t Begin = Help.find("Allowed values for this option:");
+  size_t End = Help.find("Default value:");
+  if (Begin == llvm::StringRef::npos || End == llvm::StringRef::npos ||
+      End < Begin)
+    return {};
+  llvm::SmallVector<llvm::StringRef, 64> Items;
+  Help.slice(Begin, End).split(Items, '\'');
+  std::vector<std::string> Archs;
+  for (llvm::StringRef Item : Items)
+    if (Item.starts_with("sm_"))
+      Archs.push_back(Item.str());
+  return Archs;
 }
 
 std::vector<std::string> Toolchain::getPtxasArgs(llvm::StringRef Arch,
