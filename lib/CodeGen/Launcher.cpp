@@ -15,6 +15,7 @@
 #include "Names.h"
 #include "SourceGen.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
@@ -361,6 +362,37 @@ codegen::generateLauncherSource(const Module &M, llvm::StringRef Namespace,
   return Out;
 }
 
+/// The macro that marks a copied struct definition as present:
+/// QD_RECORD_<scope and name, '::' as '__'>_.
+static std::string getRecordGuard(const Record &R) {
+  std::string Name = R.getQualifiedName();
+  std::string Guard = "QD_RECORD_";
+  for (size_t I = 0; I < Name.size(); ++I) {
+    if (Name.compare(I, 2, "::") == 0) {
+      Guard += "__";
+      ++I;
+      continue;
+    }
+    Guard += Name[I];
+  }
+  return Guard + "_";
+}
+
+/// FNV-1a of Text with every run of white space read as one space: two
+/// copies of one definition, laid out differently, hash alike.
+static uint32_t hashIgnoringSpace(llvm::StringRef Text) {
+  uint32_t H = 2166136261u;
+  bool InSpace = false;
+  for (char C : Text.trim()) {
+    bool Space = llvm::isSpace(C);
+    if (Space && InSpace)
+      continue;
+    InSpace = Space;
+    H = (H ^ uint8_t(Space ? ' ' : C)) * 16777619u;
+  }
+  return H;
+}
+
 /// The user structs the header's declarations use: an include of the
 /// header that defines one, or a copy of its definition from the .qd (in
 /// its namespaces). A struct that host code shares with several .qd files
@@ -377,14 +409,26 @@ static void emitRecords(const Module &M, llvm::raw_ostream &OS) {
     }
     if (!R.Definition.isValid())
       continue;
+    // Two .qd files may both define the struct (each gets a copy in its
+    // header): a macro named after it lets the first copy stand and the
+    // second go; one that holds another definition's hash is an error at
+    // the include, not a redefinition deep in the second header.
+    llvm::StringRef Text =
+        llvm::StringRef(M.Source).slice(R.Definition.Begin, R.Definition.End);
+    std::string Guard = getRecordGuard(R);
+    uint32_t Hash = hashIgnoringSpace(Text);
+    OS << "#ifndef " << Guard << "\n#define " << Guard << ' ' << Hash
+       << "\n";
     {
       NamespaceEmitter Scope(OS, R.Scope);
       OS << "// " << M.SourceFile << ", as the kernels see it.\n"
-         << llvm::StringRef(M.Source).slice(R.Definition.Begin,
-                                            R.Definition.End)
-         << ";\n";
+         << Text << ";\n";
     }
-    OS << '\n';
+    OS << "#elif " << Guard << " != " << Hash << "\n#error \"struct "
+       << R.getQualifiedName() << " of " << M.SourceFile
+       << " is defined differently by another .qd file whose header is "
+          "included before: define it once, in a header both .qd files "
+          "include\"\n#endif\n\n";
   }
 }
 

@@ -61,9 +61,13 @@ std::string codegen::names::getNamespace(llvm::StringRef InputFile,
   for (char &C : NS)
     if (!llvm::isAlnum(C))
       C = '_';
+  // 2mm.qd: an identifier cannot start with a digit, and `_2mm` is
+  // reserved at global scope; `qd_2mm` is neither.
   if (NS.empty() || llvm::isDigit(NS[0]))
-    NS = "_" + NS;
-  if (isKeyword(NS)) // class.qd
+    NS = "qd_" + NS;
+  // class.qd; linux.qd and unix.qd, which GCC's and Clang's GNU dialects
+  // (their default) predefine as macros (`namespace 1 {`).
+  if (isKeyword(NS) || llvm::is_contained({"linux", "unix", "i386"}, NS))
     NS += "_";
   return NS;
 }

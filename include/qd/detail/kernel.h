@@ -280,8 +280,13 @@ template <typename T> QD_DEVICE_FN detail::range_t<T> range(T begin, T end) {
 }
 /// Bounds of two integer types of one signedness (`qd::range(k + 1, n)`, k
 /// an int, n an int64_t): the range is over the wider.
-template <typename B, typename E>
-  requires((B(-1) < B(0)) == (E(-1) < E(0)))
+namespace detail {
+template <bool> struct range_bounds_ {};
+template <> struct range_bounds_<true> { using type = int; };
+} // namespace detail
+template <typename B, typename E,
+          typename detail::range_bounds_<(B(-1) < B(0)) ==
+                                         (E(-1) < E(0))>::type = 0>
 QD_DEVICE_FN detail::range_t<decltype(B() + E())> range(B begin, E end) {
   return {begin, end};
 }
