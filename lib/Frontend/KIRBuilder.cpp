@@ -359,10 +359,37 @@ private:
     ++GraphLoopDepth;
     unsigned OuterBlock = CurrentBlock;
     CurrentBlock = Loop.Id;
-    buildList(W->getBody(), Loop.Body);
+    // A body of statements that do nothing (`{ (void)0; }`, `{ {} }`,
+    // `{ if (false) {} }`) schedules nothing: CheckGraphLoops reports it,
+    // as an empty one, instead of a loop that spins forever.
+    if (!doesNothing(W->getBody()))
+      buildList(W->getBody(), Loop.Body);
     CurrentBlock = OuterBlock;
     --GraphLoopDepth;
     return Loop;
+  }
+
+  /// Whether running S has no effect: empty statements and blocks,
+  /// expressions without side effects, declarations of such values, ifs
+  /// of such parts. A loop, a call or a write does something.
+  bool doesNothing(const clang::Stmt *S) const {
+    if (!S || isa<clang::NullStmt>(S))
+      return true;
+    if (const auto *CS = dyn_cast<clang::CompoundStmt>(S))
+      return llvm::all_of(CS->body(),
+                          [&](const clang::Stmt *C) { return doesNothing(C); });
+    if (const auto *E = dyn_cast<clang::Expr>(S))
+      return !E->HasSideEffects(Ctx);
+    if (const auto *DS = dyn_cast<clang::DeclStmt>(S))
+      return llvm::all_of(DS->decls(), [&](const clang::Decl *D) {
+        const auto *VD = dyn_cast<clang::VarDecl>(D);
+        return VD && (!VD->getInit() || !VD->getInit()->HasSideEffects(Ctx));
+      });
+    if (const auto *If = dyn_cast<clang::IfStmt>(S))
+      return doesNothing(If->getInit()) && !If->getConditionVariable() &&
+             !If->getCond()->HasSideEffects(Ctx) && doesNothing(If->getThen()) &&
+             doesNothing(If->getElse());
+    return false;
   }
 
   kir::Stmt buildItem(const clang::Stmt *S) {
@@ -961,7 +988,7 @@ void findBlocks(const clang::Stmt *S, SourceInfo &Src, Sema &Rules,
 class ModuleVisitor : public clang::RecursiveASTVisitor<ModuleVisitor> {
 public:
   ModuleVisitor(clang::ASTContext &Ctx, DiagEngine &Diags, bool CheckDeviceCode)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Src(Ctx),
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Diags(Diags), Src(Ctx),
         Rules(Ctx, Src, Diags, CheckDeviceCode) {}
 
   kir::Module take() {
@@ -986,7 +1013,13 @@ public:
   }
 
   bool VisitFunctionDecl(clang::FunctionDecl *FD) {
-    if (!FD->doesThisDeclarationHaveABody() || isInPrelude(FD))
+    if (isInPrelude(FD))
+      return true;
+    // On any declaration, a member's or a function's without a body too.
+    if (hasAnnotation(FD, "qd.graph") && !hasAnnotation(FD, "qd.kernel"))
+      Diags.report(DiagID::err_graph_not_kernel, Src.getLoc(FD->getLocation()))
+          << FD->getQualifiedNameAsString();
+    if (!FD->doesThisDeclarationHaveABody())
       return true;
     if (hasAnnotation(FD, "qd.kernel")) {
       visitKernel(FD);
@@ -1133,6 +1166,7 @@ private:
 
   clang::ASTContext &Ctx;
   clang::SourceManager &SM;
+  DiagEngine &Diags;
   SourceInfo Src;
   Sema Rules;
   BlockFacts Blocks{SM};
