@@ -116,6 +116,8 @@ void qd::detail::check_view(const void *Data, size_t Bytes, const char *What) {
 }
 
 std::string qd::detail::call_name(const char *Kind, const char *Op) {
+  if (!Op || !*Op) // the whole name given as Kind
+    return Kind;
   return std::string(Kind) + "::" + Op;
 }
 

@@ -92,7 +92,8 @@ void check_view(const void *data, size_t bytes, const char *what);
 /// released by the owner a view was made from (`released`).
 void check_array(uint64_t generation, bool released, const char *kind,
                  const char *op);
-/// "<kind>::<op>", for messages that name the call.
+/// "<kind>::<op>", for messages that name the call; kind alone when op is
+/// null (a name already whole: "kernel 'k', argument 'x'").
 std::string call_name(const char *kind, const char *op);
 /// Throws qd::Error "<what>: the shapes differ: [..] and [..]".
 [[noreturn]] void throw_shape_mismatch(const char *what, const int64_t *dst,

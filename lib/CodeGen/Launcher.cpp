@@ -274,7 +274,9 @@ void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
     for (const Param &P : K.Params)
       OS << "  " << names::Args << '.' << P.Name << " = "
          << (P.Kind == ParamKind::Ndarray
-                 ? "qd::detail::to_kernel(" + P.Name + ")"
+                 ? "qd::detail::to_kernel(" + P.Name + ", \"kernel '" +
+                       (K.Scope.empty() ? K.Name : K.Scope + "::" + K.Name) +
+                       "', argument '" + P.Name + "'\")"
                  : P.Name)
          << ";\n";
     if (K.UsesRandom)

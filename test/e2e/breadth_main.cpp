@@ -2,6 +2,7 @@
 #include "Check.h"
 #include "breadth.qd.h"
 
+#include <string>
 #include <vector>
 
 int main() {
@@ -26,5 +27,17 @@ int main() {
     const bool Before[] = {false, true, false, false, true, false, false, false};
     return I % 3 == 0 && !Before[I];
   });
+  {
+    qd::Ndarray<float, 1> X({4});
+    breadth::scale(X);
+    qd::reset();
+    qd::init();
+    std::string Why = errorOf([&] { breadth::scale(X); });
+    C.that("a freed argument names the kernel and argument",
+           Why.find("kernel 'scale', argument 'x'") == 0 &&
+               Why.find("qd::detail") == std::string::npos);
+    if (Why.find("kernel 'scale'") != 0)
+      std::printf("  got: %s\n", Why.c_str());
+  }
   return C.finish();
 }

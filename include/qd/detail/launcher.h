@@ -20,9 +20,15 @@ namespace qd::detail {
 /// The kernel-side view of a host array (an Ndarray, a view, a field). An
 /// array made before qd::reset(), or a view whose owner is gone, is a
 /// qd::Error: its memory was freed.
+/// `what` names the argument in errors ("kernel 'k', argument 'x'"; the
+/// generated launchers pass it).
 template <typename T, int Dims>
-inline qd::ndarray<T, Dims> to_kernel(const qd::NdarrayView<T, Dims> &a) {
-  a.check("to_kernel", "qd::detail");
+inline qd::ndarray<T, Dims> to_kernel(const qd::NdarrayView<T, Dims> &a,
+                                      const char *what = nullptr) {
+  if (what)
+    a.check(nullptr, what);
+  else
+    a.check("to_kernel", "qd::detail");
   qd::ndarray<T, Dims> out{};
   out.ptr = a.data();
   for (int d = 0; d < Dims; ++d)
@@ -30,8 +36,9 @@ inline qd::ndarray<T, Dims> to_kernel(const qd::NdarrayView<T, Dims> &a) {
   return out;
 }
 template <typename T, int Dims>
-inline qd::ndarray<T, Dims> to_kernel(const qd::Ndarray<T, Dims> &a) {
-  return to_kernel(a.view());
+inline qd::ndarray<T, Dims> to_kernel(const qd::Ndarray<T, Dims> &a,
+                                      const char *what = nullptr) {
+  return to_kernel(a.view(), what);
 }
 
 /// Throws qd::Error "kernel '<kernel>': argument '<param>' is an empty
