@@ -116,6 +116,8 @@ public:
   static constexpr unsigned MaxNesting = 200000;
 
 private:
+  std::optional<uint64_t> getSharedArrayBytes(clang::QualType T) const;
+
   clang::ASTContext &Ctx;
   SourceInfo &Src;
   DiagEngine &Diags;
