@@ -159,6 +159,7 @@ static void runLoopsOnHost(Runtime &RT, const qdrt_module_desc &Desc,
             if (LaunchRecord->failed) {
               qdrt_assert_record R = *LaunchRecord;
               *LaunchRecord = qdrt_assert_record{};
+              nameKernel(R, Desc);
               throw qd::Error(describeAssert("qd::graph::do_while", R));
             }
           } else if (LM.AssertRecord) {
@@ -198,12 +199,16 @@ void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
     launchWithRecord(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream,
                      Result, &Record);
   } catch (...) {
-    if (Record.failed)
+    if (Record.failed) {
+      nameKernel(Record, Desc);
       RT.park(LaunchStream, Record);
+    }
     throw;
   }
-  if (Record.failed)
+  if (Record.failed) {
+    nameKernel(Record, Desc);
     RT.park(LaunchStream, Record);
+  }
 }
 
 static void launchWithRecord(Runtime &RT, const qdrt_module_desc &Desc,

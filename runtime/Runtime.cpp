@@ -17,8 +17,10 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 using namespace qd::rt;
 
@@ -224,6 +226,48 @@ LoadedModule &Runtime::load(qdrt_module &M) {
   return *Modules.emplace(&M, std::move(LM)).first->second;
 }
 
+/// Whether Id names task Task of a module: its entry, or for a fused task
+/// `<k>_t<a>_to_<b>` one of its parts `<k>_t<n>`, a <= n <= b.
+static bool isTaskName(std::string_view Id, const char *Task) {
+  std::string_view T(Task);
+  if (Id == T)
+    return true;
+  size_t To = T.rfind("_to_");
+  size_t Tee = T.rfind("_t", To);
+  if (To == std::string_view::npos || Tee == std::string_view::npos ||
+      Id.substr(0, Tee + 2) != T.substr(0, Tee + 2))
+    return false;
+  auto Number = [](std::string_view S, unsigned long &N) {
+    if (S.empty() || S.size() > 9 ||
+        S.find_first_not_of("0123456789") != std::string_view::npos)
+      return false;
+    N = std::stoul(std::string(S));
+    return true;
+  };
+  unsigned long A, B, N;
+  return Number(T.substr(Tee + 2, To - Tee - 2), A) &&
+         Number(T.substr(To + 4), B) && Number(Id.substr(Tee + 2), N) &&
+         A <= N && N <= B;
+}
+
+void qd::rt::nameKernel(qdrt_assert_record &R, const qdrt_module_desc &Desc) {
+  R.function[sizeof(R.function) - 1] = 0;
+  // `void k_t0(const void *, uint64_t, uint64_t)` (assert's
+  // __PRETTY_FUNCTION__) or `k_t0` (__func__): the identifier.
+  std::string_view F(R.function);
+  F = F.substr(0, F.find('('));
+  if (size_t Space = F.rfind(' '); Space != std::string_view::npos)
+    F = F.substr(Space + 1);
+  for (uint32_t K = 0; K < Desc.num_kernels; ++K) {
+    const qdrt_kernel_desc &KD = Desc.kernels[K];
+    for (uint32_t T = KD.first_task; T < KD.first_task + KD.num_tasks; ++T)
+      if (isTaskName(F, Desc.tasks[T].name)) {
+        std::snprintf(R.function, sizeof(R.function), "%s", KD.name);
+        return;
+      }
+  }
+}
+
 std::string qd::rt::describeAssert(const char *What,
                                    const qdrt_assert_record &Record) {
   qdrt_assert_record R = Record;
@@ -266,15 +310,15 @@ void Runtime::park(Handle Stream, const qdrt_assert_record &Record) {
 
 void Runtime::checkAsserts(const char *What, Handle Stream, uint64_t Mark,
                            bool Forget) {
-  std::vector<const LoadedModule *> Records;
+  std::vector<std::pair<const qdrt_module *, const LoadedModule *>> Records;
   {
     std::lock_guard<std::mutex> Lock(ModulesMutex);
     for (auto &[M, LM] : Modules)
       if (LM->AssertRecord)
-        Records.push_back(LM.get());
+        Records.push_back({M, LM.get()});
   }
   std::unique_lock<std::mutex> Lock(AssertMutex);
-  for (const LoadedModule *LM : Records) {
+  for (const auto &[Module, LM] : Records) {
     // One word per module with assertions, after the work it waited for.
     uint32_t Failed = 0;
     D->copyToHost(&Failed, LM->AssertRecord, sizeof(Failed), nullptr);
@@ -291,6 +335,7 @@ void Runtime::checkAsserts(const char *What, Handle Stream, uint64_t Mark,
     qdrt_assert_record Clear{};
     D->copyToDevice(LM->AssertRecord, &Clear, sizeof(Clear), nullptr);
     D->synchronizeStream(nullptr);
+    nameKernel(R, *Module->Desc);
     // The record does not say which launch failed: every stream that
     // launched the module since its last check gets the error (once).
     if (Streams.empty())

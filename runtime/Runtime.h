@@ -193,6 +193,10 @@ private:
 
 /// "<What>: QD_ASSERT failed in '<function>' at <file>:<line>: <text>".
 std::string describeAssert(const char *What, const qdrt_assert_record &Record);
+/// Where Record's function is one of Desc's generated tasks (`k_t0`, a part
+/// of a fused `k_t0_to_3`, with or without its signature), the kernel's
+/// name instead: messages name the user's kernel.
+void nameKernel(qdrt_assert_record &Record, const qdrt_module_desc &Desc);
 
 /// The current runtime; starts the default one when there is none. Like
 /// the three below, only for a thread that holds a CallGuard (or a test

@@ -19,7 +19,7 @@ int main() {
     qd::sync();
   });
   Ok.that("a field index out of bounds, at its line",
-          has(Line, "index check failed in 'write_line_t0' at ") &&
+          has(Line, "index check failed in 'write_line' at ") &&
               has(Line, "checked.qd:9: index 64 is out of bounds of a field "
                         "of shape (64)"));
   std::string Grid = errorOf([] {

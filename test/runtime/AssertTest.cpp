@@ -171,8 +171,9 @@ protected:
     std::strcpy(Record.file, "m.qd");
     std::strcpy(Record.text, "x > 0");
   }
+  /// The message names the kernel whose task (k_t0) failed.
   static std::string message(const char *What) {
-    return std::string(What) + ": QD_ASSERT failed in 'k_t0' at m.qd:7: x > 0";
+    return std::string(What) + ": QD_ASSERT failed in 'k' at m.qd:7: x > 0";
   }
 
   std::shared_ptr<MockState> State;
