@@ -609,6 +609,136 @@ using dmat2 = mat<double, 2, 2>;
 using dmat3 = mat<double, 3, 3>;
 using dmat4 = mat<double, 4, 4>;
 
+// Component-wise min and max (`qd::min(a, b)`, also with a scalar), and
+// reductions over a vector's components, as Quadrants' v.min(), v.sum().
+#define QD_VEC_MINMAX_(name, pick)                                             \
+  template <typename T, int N>                                                 \
+  QD_LINALG_FN constexpr vec<T, N> name(const vec<T, N> &a,                    \
+                                        const vec<T, N> &b) {                  \
+    vec<T, N> r{};                                                             \
+    for (int i = 0; i < N; ++i)                                                \
+      r[i] = pick(a[i], b[i]);                                                 \
+    return r;                                                                  \
+  }                                                                            \
+  template <typename T, int N>                                                 \
+  QD_LINALG_FN constexpr vec<T, N> name(const vec<T, N> &a, T s) {             \
+    return name(a, vec_fill_<T, N>(s));                                        \
+  }                                                                            \
+  template <typename T, int N>                                                 \
+  QD_LINALG_FN constexpr vec<T, N> name(T s, const vec<T, N> &a) {             \
+    return name(vec_fill_<T, N>(s), a);                                        \
+  }                                                                            \
+  /** The least (greatest) component. */                                      \
+  template <typename T, int N>                                                 \
+  QD_LINALG_FN constexpr T name(const vec<T, N> &a) {                          \
+    T r = a[0];                                                                \
+    for (int i = 1; i < N; ++i)                                                \
+      r = pick(r, a[i]);                                                       \
+    return r;                                                                  \
+  }
+template <typename T, int N> QD_LINALG_FN constexpr vec<T, N> vec_fill_(T s) {
+  vec<T, N> r{};
+  for (int i = 0; i < N; ++i)
+    r[i] = s;
+  return r;
+}
+#define QD_PICK_MIN_(a, b) ((b) < (a) ? (b) : (a))
+#define QD_PICK_MAX_(a, b) ((a) < (b) ? (b) : (a))
+QD_VEC_MINMAX_(min, QD_PICK_MIN_)
+QD_VEC_MINMAX_(max, QD_PICK_MAX_)
+#undef QD_PICK_MIN_
+#undef QD_PICK_MAX_
+#undef QD_VEC_MINMAX_
+
+/// The sum of the components.
+template <typename T, int N> QD_LINALG_FN constexpr T sum(const vec<T, N> &a) {
+  T r = a[0];
+  for (int i = 1; i < N; ++i)
+    r += a[i];
+  return r;
+}
+/// Whether any (every) component is nonzero.
+template <typename T, int N>
+QD_LINALG_FN constexpr bool any(const vec<T, N> &a) {
+  for (int i = 0; i < N; ++i)
+    if (a[i] != T(0))
+      return true;
+  return false;
+}
+template <typename T, int N>
+QD_LINALG_FN constexpr bool all(const vec<T, N> &a) {
+  for (int i = 0; i < N; ++i)
+    if (a[i] == T(0))
+      return false;
+  return true;
+}
+/// Every component converted to U: `qd::cast<int>(v)`.
+template <typename U, typename T, int N>
+QD_LINALG_FN constexpr vec<U, N> cast(const vec<T, N> &a) {
+  vec<U, N> r{};
+  for (int i = 0; i < N; ++i)
+    r[i] = U(a[i]);
+  return r;
+}
+template <typename U, typename T, int R, int C>
+QD_LINALG_FN constexpr mat<U, R, C> cast(const mat<T, R, C> &a) {
+  mat<U, R, C> r{};
+  for (int i = 0; i < R; ++i)
+    r.rows[i] = cast<U>(a.rows[i]);
+  return r;
+}
+/// A vector of N copies of s: `qd::fill<3>(1.0f)`.
+template <int N, typename T> QD_LINALG_FN constexpr vec<T, N> fill(T s) {
+  return vec_fill_<T, N>(s);
+}
+/// The unit vector along axis i: `qd::unit<3, float>(1)` is (0, 1, 0).
+template <int N, typename T = float>
+QD_LINALG_FN constexpr vec<T, N> unit(int i) {
+  vec<T, N> r{};
+  r[i] = T(1);
+  return r;
+}
+/// The square matrix with d on its diagonal: `qd::diag(v)`, or N copies of
+/// s: `qd::diag<3>(2.0f)`.
+template <typename T, int N>
+QD_LINALG_FN constexpr mat<T, N, N> diag(const vec<T, N> &d) {
+  mat<T, N, N> m = mat<T, N, N>::zeros();
+  for (int i = 0; i < N; ++i)
+    m(i, i) = d[i];
+  return m;
+}
+template <int N, typename T> QD_LINALG_FN constexpr mat<T, N, N> diag(T s) {
+  return diag(vec_fill_<T, N>(s));
+}
+/// The sum of a(i, j) * b(i, j): the Frobenius inner product.
+template <typename T, int R, int C>
+QD_LINALG_FN constexpr T frobenius_inner(const mat<T, R, C> &a,
+                                         const mat<T, R, C> &b) {
+  T r = T(0);
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < C; ++j)
+      r += a(i, j) * b(i, j);
+  return r;
+}
+/// A scalar on the left of a matrix: s + m, s - m, s / m, component-wise
+/// (s * m is above).
+template <typename T, int R, int C>
+QD_LINALG_FN constexpr mat<T, R, C> operator+(T s, const mat<T, R, C> &a) {
+  return a + s;
+}
+template <typename T, int R, int C>
+QD_LINALG_FN constexpr mat<T, R, C> operator-(T s, const mat<T, R, C> &a) {
+  return -a + s;
+}
+template <typename T, int R, int C>
+QD_LINALG_FN constexpr mat<T, R, C> operator/(T s, const mat<T, R, C> &a) {
+  mat<T, R, C> r{};
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < C; ++j)
+      r(i, j) = s / a(i, j);
+  return r;
+}
+
 } // namespace qd
 
 #endif // QD_LINALG_H

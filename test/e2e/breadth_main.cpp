@@ -2,6 +2,7 @@
 #include "Check.h"
 #include "breadth.qd.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,20 @@ int main() {
     const bool Before[] = {false, true, false, false, true, false, false, false};
     return I % 3 == 0 && !Before[I];
   });
+  breadth::linalg_more(2.5f);
+  {
+    const float S = 2.5f;
+    const float Want[] = {0.5f - 20.0f - 100.0f,
+                          std::max(1.0f, S) + std::max(-2.0f, S) + std::max(3.0f, S),
+                          2.0f - 1.0f + 4.0f,
+                          0.0f + 2.0f,
+                          1.0f - 1.0f + 2.0f,
+                          4 * S + 1.0f,
+                          S * 9.0f,
+                          S - 4.0f + 4.0f + 9.0f};
+    C.all("linalg_more", breadth::lin.to_vector(),
+          [&](size_t I) { return I < 8 ? Want[I] : 0.0f; }, 1e-6);
+  }
   {
     qd::Ndarray<float, 1> X({4});
     breadth::scale(X);
