@@ -9,6 +9,8 @@
 #
 #   test/install/run.sh <qdc-build-dir> <scratch-dir>
 set -euo pipefail
+# A step that fails says which (ctest shows it with --output-on-failure).
+trap 'echo "FAIL: run.sh line $LINENO: $BASH_COMMAND" >&2' ERR
 build=$1
 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
