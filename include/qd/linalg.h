@@ -27,6 +27,42 @@ namespace qd {
 namespace detail {
 template <bool B> struct if_rows_ {};
 template <> struct if_rows_<true> { using type = int; };
+/// 1 for the integer types, 2 for float and double, 0 otherwise (no
+/// <type_traits> here: this header is device code too).
+template <typename T> struct scalar_kind_ {
+  static constexpr int value = 0;
+};
+#define QD_SCALAR_KIND_(T, k)                                                  \
+  template <> struct scalar_kind_<T> {                                         \
+    static constexpr int value = k;                                            \
+  };
+QD_SCALAR_KIND_(signed char, 1)
+QD_SCALAR_KIND_(short, 1)
+QD_SCALAR_KIND_(int, 1)
+QD_SCALAR_KIND_(long, 1)
+QD_SCALAR_KIND_(long long, 1)
+QD_SCALAR_KIND_(unsigned char, 1)
+QD_SCALAR_KIND_(unsigned short, 1)
+QD_SCALAR_KIND_(unsigned, 1)
+QD_SCALAR_KIND_(unsigned long, 1)
+QD_SCALAR_KIND_(unsigned long long, 1)
+QD_SCALAR_KIND_(float, 2)
+QD_SCALAR_KIND_(double, 2)
+#undef QD_SCALAR_KIND_
+template <typename A, typename B> struct is_same_ {
+  static constexpr bool value = false;
+};
+template <typename A> struct is_same_<A, A> {
+  static constexpr bool value = true;
+};
+/// A scalar U of another type that converts to a component T without
+/// losing its kind: `v * 2` on a float vector. A float scalar with an
+/// integer vector (`iv * 0.5`) is refused rather than truncated.
+template <typename T, typename U>
+using if_scalar_for_ = typename if_rows_<
+    !is_same_<T, U>::value && scalar_kind_<U>::value != 0 &&
+    scalar_kind_<T>::value != 0 &&
+    !(scalar_kind_<T>::value == 1 && scalar_kind_<U>::value == 2)>::type;
 template <typename T> QD_LINALG_FN inline T linalg_sqrt_(T x) {
   if constexpr (sizeof(T) <= 4)
     return T(__builtin_sqrtf(float(x)));
@@ -137,6 +173,16 @@ template <typename T, int R, int C> struct mat {
       r[i] = s op a[i];                                                        \
     return r;                                                                  \
   }                                                                            \
+  template <typename T, int N, typename U,                                     \
+            detail::if_scalar_for_<T, U> = 0>                                  \
+  QD_LINALG_FN constexpr vec<T, N> operator op(const vec<T, N> &a, U s) {      \
+    return a op T(s);                                                          \
+  }                                                                            \
+  template <typename T, int N, typename U,                                     \
+            detail::if_scalar_for_<T, U> = 0>                                  \
+  QD_LINALG_FN constexpr vec<T, N> operator op(U s, const vec<T, N> &a) {      \
+    return T(s) op a;                                                          \
+  }                                                                            \
   template <typename T, int N, typename U>                                     \
   QD_LINALG_FN constexpr vec<T, N> &operator op##=(vec<T, N> &a, const U &b) { \
     a = a op b;                                                                \
@@ -189,6 +235,12 @@ QD_MAT_OP_(/)
     for (int i = 0; i < R; ++i)                                                \
       r[i] = a[i] op s;                                                        \
     return r;                                                                  \
+  }                                                                            \
+  template <typename T, int R, int C, typename U,                              \
+            detail::if_scalar_for_<T, U> = 0>                                  \
+  QD_LINALG_FN constexpr mat<T, R, C> operator op(const mat<T, R, C> &a,       \
+                                                  U s) {                       \
+    return a op T(s);                                                          \
   }
 QD_MAT_SCALAR_OP_(+)
 QD_MAT_SCALAR_OP_(-)
@@ -198,6 +250,11 @@ QD_MAT_SCALAR_OP_(/)
 template <typename T, int R, int C>
 QD_LINALG_FN constexpr mat<T, R, C> operator*(T s, const mat<T, R, C> &a) {
   return a * s;
+}
+template <typename T, int R, int C, typename U,
+          detail::if_scalar_for_<T, U> = 0>
+QD_LINALG_FN constexpr mat<T, R, C> operator*(U s, const mat<T, R, C> &a) {
+  return a * T(s);
 }
 template <typename T, int R, int C>
 QD_LINALG_FN constexpr mat<T, R, C> operator-(const mat<T, R, C> &a) {
@@ -649,6 +706,30 @@ QD_VEC_MINMAX_(max, QD_PICK_MAX_)
 #undef QD_PICK_MIN_
 #undef QD_PICK_MAX_
 #undef QD_VEC_MINMAX_
+
+namespace detail {
+/// Two scalar types that mix without surprise: not the same type (that is
+/// qd::min(T, T)), and not integers of different signedness (-1 would
+/// become a huge unsigned value).
+template <typename A, typename B>
+using if_mixed_scalars_ = typename if_rows_<
+    !is_same_<A, B>::value && scalar_kind_<A>::value != 0 &&
+    scalar_kind_<B>::value != 0 &&
+    !(scalar_kind_<A>::value == 1 && scalar_kind_<B>::value == 1 &&
+      (A(-1) < A(0)) != (B(-1) < B(0)))>::type;
+} // namespace detail
+/// qd::min(x, 0.5) with a float x: the usual arithmetic conversions, as
+/// x + 0.5 (here double).
+template <typename A, typename B, detail::if_mixed_scalars_<A, B> = 0>
+QD_LINALG_FN constexpr auto min(A a, B b) -> decltype(a + b) {
+  using R = decltype(a + b);
+  return R(b) < R(a) ? R(b) : R(a);
+}
+template <typename A, typename B, detail::if_mixed_scalars_<A, B> = 0>
+QD_LINALG_FN constexpr auto max(A a, B b) -> decltype(a + b) {
+  using R = decltype(a + b);
+  return R(a) < R(b) ? R(b) : R(a);
+}
 
 /// The sum of the components.
 template <typename T, int N> QD_LINALG_FN constexpr T sum(const vec<T, N> &a) {

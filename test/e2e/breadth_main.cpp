@@ -42,6 +42,12 @@ int main() {
     C.all("linalg_more", breadth::lin.to_vector(),
           [&](size_t I) { return I < 8 ? Want[I] : 0.0f; }, 1e-6);
   }
+  breadth::promotion(0.25f, 3);
+  {
+    const double Want[] = {2.5 + 4.0 + 5.5, 3.0, 0.5, -7.0, 6.0, 0, 0, 0};
+    C.all("promotion", breadth::promo.to_vector(),
+          [&](size_t I) { return Want[I]; }, 1e-12);
+  }
   {
     qd::Ndarray<float, 1> X({4});
     breadth::scale(X);
