@@ -33,6 +33,7 @@ FEATURES = {
     'dynrange': True,      # loop ranges that read kernel scalars and fields
     'atomics': True,       # qd::atomic_<op> on array elements in parallel loops
     'bool': True,          # bool elements of fields and ndarrays, logical operators
+    'vec_reduce': True,    # component-wise qd::min/max of vectors, qd::sum(v)
     # Once broken, now fixed (each has a regression test in test/e2e/trust.qd):
     'param_writes': True,     # writes to scalar parameters at the top level
     'pointer_hoist': True,    # pointer reads in top-level locals and ranges
@@ -300,6 +301,8 @@ class Gen:
                 return c
         if k == 11 and self.f['vec'] and mul < 2:
             vt = self.r.choice([v for v, (c, r, _) in VEC_TYPES.items() if c == ty and r == 1])
+            if self.f['vec_reduce'] and self.chance(0.3):
+                return Expr(ty, 'qd::sum({0})', [self.expr(vt, sc, depth - 1, mul)])
             return Expr(ty, 'qd::dot({0}, {1})', [self.expr(vt, sc, depth - 1, mul + 1),
                                                   self.expr(vt, sc, depth - 1, mul + 1)])
         return self.leaf(ty, sc, depth, mul)
@@ -319,6 +322,9 @@ class Gen:
                 return Expr(ty, '({0} * {1})', [e(mt, mul + 1), e(m=mul + 1)])
         if k == 3 and rows == 2:
             return Expr(ty, 'qd::transpose({0})', [e()])
+        if k == 3 and rows == 1 and not is_int(comp) and self.f['vec_reduce']:
+            f = self.r.choice(['min', 'max'])
+            return Expr(ty, f'qd::{f}({{0}}, {{1}})', [e(), e()])
         if k == 4 or depth <= 0:
             reads = self.readable(ty, sc)
             if reads and self.chance(0.7):

@@ -244,6 +244,19 @@ template <typename T, int N> vec<T, N> operator*(vec<T, N> a, T s) {
   return a;
 }
 template <typename T, int N> vec<T, N> operator*(T s, vec<T, N> a) { return a * s; }
+template <typename T, int N> vec<T, N> min(vec<T, N> a, vec<T, N> b) {
+  for (int i = 0; i < N; ++i) a[i] = std::fmin(a[i], b[i]);
+  return a;
+}
+template <typename T, int N> vec<T, N> max(vec<T, N> a, vec<T, N> b) {
+  for (int i = 0; i < N; ++i) a[i] = std::fmax(a[i], b[i]);
+  return a;
+}
+template <typename T, int N> T sum(vec<T, N> a) {
+  T s = a[0];
+  for (int i = 1; i < N; ++i) s += a[i];
+  return s;
+}
 template <typename T, int N> T dot(vec<T, N> a, vec<T, N> b) {
   T s = a[0] * b[0];
   for (int i = 1; i < N; ++i) s += a[i] * b[i];
