@@ -41,9 +41,10 @@
 /// `QD_ASSERT(cond, "message")` in device code: when cond is false, the
 /// thread records the failure and the task's threads stop their
 /// iterations; the host gets a qd::Error naming the function, file:line,
-/// condition and message at the next synchronization.
-#define QD_ASSERT(cond, message)                                               \
-  ::qd::detail::assert_check_(static_cast<bool>(cond), message)
+/// condition and message at the next synchronization. The message is a
+/// printf format: `QD_ASSERT(i < n, "i = %d of %d", i, n)`.
+#define QD_ASSERT(cond, ...)                                                   \
+  ::qd::detail::assert_check_(static_cast<bool>(cond), __VA_ARGS__)
 
 /// A device function that kernels (and other QD_FUNCs) can call.
 #define QD_FUNC QD_ANNOTATE_("qd.func")
@@ -228,7 +229,8 @@ inline constexpr double pi = 3.14159265358979323846;
 inline constexpr double e = 2.71828182845904523536;
 
 namespace detail {
-void assert_check_(bool condition, const char *message) noexcept;
+void assert_check_(bool condition, const char *format, ...) noexcept
+    __attribute__((format(printf, 2, 3)));
 } // namespace detail
 
 /// Uniform in [0, 1) for float and double, uniform over the type for

@@ -42,6 +42,19 @@ int main() {
     C.all("linalg_more", breadth::lin.to_vector(),
           [&](size_t I) { return I < 8 ? Want[I] : 0.0f; }, 1e-6);
   }
+  {
+    std::string Why = errorOf([] {
+      breadth::formatted_assert(7, 1.5f);
+      qd::sync();
+    });
+    C.that("QD_ASSERT formats its message",
+           Why.find("QD_ASSERT failed in 'formatted_assert' at ") !=
+                   std::string::npos &&
+               Why.find("i < limit: i = 7 of 7, scale 1.500000, tag here, "
+                        "ff%") != std::string::npos);
+    if (Why.find("i = 7 of 7") == std::string::npos)
+      std::printf("  got: %s\n", Why.c_str());
+  }
   breadth::promotion(0.25f, 3);
   {
     const double Want[] = {2.5 + 4.0 + 5.5, 3.0, 0.5, -7.0, 6.0, 0, 0, 0};

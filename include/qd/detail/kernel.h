@@ -838,7 +838,146 @@ struct message_ {
     text[n] = 0;
     return *this;
   }
+  QD_DEVICE_FN message_ &unum(uint64_t u, unsigned base = 10) {
+    char digits[24];
+    int k = 0;
+    do
+      digits[k++] = "0123456789abcdef"[u % base];
+    while ((u /= base) && k < 23);
+    while (k > 0 && n + 1 < sizeof(text))
+      text[n++] = digits[--k];
+    text[n] = 0;
+    return *this;
+  }
+  /// Six decimals, as printf's %f; %e's form past 1e15 and below 1e-5.
+  QD_DEVICE_FN message_ &flt(double v) {
+    if (v != v)
+      return put("nan");
+    if (v < 0) {
+      put("-");
+      v = -v;
+    }
+    if (v > 1.7976931348623157e308)
+      return put("inf");
+    int exp10 = 0;
+    bool sci = v >= 1e15 || (v != 0 && v < 1e-5);
+    if (sci) {
+      while (v >= 10) {
+        v /= 10;
+        ++exp10;
+      }
+      while (v < 1) {
+        v *= 10;
+        --exp10;
+      }
+    }
+    uint64_t whole = uint64_t(v);
+    uint64_t frac = uint64_t((v - double(whole)) * 1e6 + 0.5);
+    if (frac >= 1000000) {
+      ++whole;
+      frac -= 1000000;
+    }
+    unum(whole).put(".");
+    for (uint64_t d = 100000; d > frac && d > 1; d /= 10)
+      put("0");
+    unum(frac);
+    if (sci)
+      put(exp10 < 0 ? "e-" : "e+").unum(uint64_t(exp10 < 0 ? -exp10 : exp10));
+    return *this;
+  }
 };
+
+/// printf's conversions for QD_ASSERT's message: %d %i %u %x %c %s %p
+/// %f %e %g (six decimals) and %%, with flags, width, precision and length
+/// modifiers read and left out.
+QD_DEVICE_FN inline const char *format_spec_(message_ &m, const char *f,
+                                             char &conv) {
+  for (; *f; ++f) {
+    if (*f != '%') {
+      char c[2] = {*f, 0};
+      m.put(c);
+      continue;
+    }
+    if (f[1] == '%') {
+      m.put("%");
+      ++f;
+      continue;
+    }
+    ++f;
+    while (*f && (*f == '-' || *f == '+' || *f == ' ' || *f == '#' ||
+                  *f == '.' || (*f >= '0' && *f <= '9') || *f == 'h' ||
+                  *f == 'l' || *f == 'z' || *f == 'j' || *f == 't' ||
+                  *f == 'L'))
+      ++f;
+    conv = *f;
+    return *f ? f + 1 : f;
+  }
+  conv = 0;
+  return f;
+}
+template <typename T>
+QD_DEVICE_FN inline void format_value_(message_ &m, T v, char conv) {
+  if constexpr (is_integer_<T>::value) {
+    if (conv == 'c') {
+      char c[2] = {char(v), 0};
+      m.put(c);
+    } else if (conv == 'x' || conv == 'X') {
+      m.unum(uint64_t(v), 16);
+    } else if (T(-1) < T(0)) {
+      m.num(int64_t(v));
+    } else {
+      m.unum(uint64_t(v));
+    }
+  } else {
+    m.flt(double(v));
+  }
+}
+QD_DEVICE_FN inline void format_value_(message_ &m, const char *v, char) {
+  m.put(v ? v : "(null)");
+}
+QD_DEVICE_FN inline void format_value_(message_ &m, char *v, char conv) {
+  format_value_(m, static_cast<const char *>(v), conv);
+}
+QD_DEVICE_FN inline void format_value_(message_ &m, char v, char conv) {
+  if (conv == 'c') {
+    char c[2] = {v, 0};
+    m.put(c);
+  } else {
+    m.num(int64_t(v));
+  }
+}
+QD_DEVICE_FN inline void format_value_(message_ &m, bool v, char) {
+  m.unum(v ? 1 : 0);
+}
+template <typename T>
+QD_DEVICE_FN inline void format_value_(message_ &m, T *v, char) {
+  m.put("0x").unum(uint64_t(reinterpret_cast<__UINTPTR_TYPE__>(v)), 16);
+}
+QD_DEVICE_FN inline void format_(message_ &m, const char *f) {
+  char conv = 0;
+  while (*f)
+    f = format_spec_(m, f, conv);
+}
+template <typename A, typename... Rest>
+QD_DEVICE_FN inline void format_(message_ &m, const char *f, A a,
+                                 Rest... rest) {
+  char conv = 0;
+  f = format_spec_(m, f, conv);
+  if (!conv)
+    return; // more arguments than conversions: the rest are left out
+  format_value_(m, a, conv);
+  format_(m, f, rest...);
+}
+template <typename... A>
+QD_DEVICE_FN inline void
+assert_fail_format_(qdrt_assert_record *r, const char *cond, const char *file,
+                    unsigned line, const char *function, const char *format,
+                    A... args) {
+  message_ m;
+  m.text[0] = 0;
+  format_(m, format ? format : "", args...);
+  assert_fail_(r, cond, m.text, file, line, function);
+}
 /// A loop that calls qd::simt::block::sync runs when its iteration count
 /// is a multiple of the block size: every thread of a block then runs as
 /// many iterations of the grid-stride loop and reaches every sync. Else the
@@ -880,10 +1019,11 @@ QD_DEVICE_FN inline void detail::bounds_fail_(const char *what,
                at.line, at.function, /*kind=*/1);
 }
 #endif
-#define QD_ASSERT(cond, message)                                               \
+#define QD_ASSERT(cond, ...)                                                   \
   ((cond) ? (void)0                                                            \
-          : ::qd::detail::assert_fail_(QD_ASSERT_RECORD_(), #cond, message,    \
-                                       __FILE__, __LINE__, __func__))
+          : ::qd::detail::assert_fail_format_(QD_ASSERT_RECORD_(), #cond,      \
+                                              __FILE__, __LINE__, __func__,    \
+                                              __VA_ARGS__))
 #define QD_ASSERT_STOPPED_()                                                   \
   __atomic_load_n(&QD_ASSERT_RECORD_()->failed, __ATOMIC_RELAXED)
 
