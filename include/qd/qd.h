@@ -222,6 +222,12 @@ template <typename T> T max(T a, T b) noexcept;
 template <typename T> T clamp(T x, T lo, T hi) noexcept;
 /// -1, 0 or 1.
 template <typename T> T sign(T x) noexcept;
+/// Python's // and % (Quadrants' semantics): the quotient rounded toward
+/// minus infinity, and the remainder with the divisor's sign;
+/// floordiv(-7, 2) is -4, mod(-7, 2) is 1. For floats, floor(a / b) and
+/// a - b * floor(a / b). Division by zero is undefined, as with / and %.
+template <typename T> T floordiv(T a, T b) noexcept;
+template <typename T> T mod(T a, T b) noexcept;
 template <typename T> bool isnan(T x) noexcept;
 template <typename T> bool isinf(T x) noexcept;
 template <typename T> bool isfinite(T x) noexcept;

@@ -55,6 +55,15 @@ int main() {
     if (Why.find("i = 7 of 7") == std::string::npos)
       std::printf("  got: %s\n", Why.c_str());
   }
+  breadth::python_division(7, 2);
+  {
+    // Python: 7//2 3, 7%2 1, -7//2 -4, -7%2 1, 7//-2 -4, 7%-2 -1.
+    const int32_t Want[] = {3, 1, -4, 1, -4, -1, 1, 0};
+    C.all("python_division", breadth::pyint.to_vector(),
+          [&](size_t I) { return Want[I]; });
+    C.all("python_division float", breadth::pyflt.to_vector(),
+          [](size_t I) { return I == 0 ? -4.0 : 0.5; });
+  }
   breadth::promotion(0.25f, 3);
   {
     const double Want[] = {2.5 + 4.0 + 5.5, 3.0, 0.5, -7.0, 6.0, 0, 0, 0};

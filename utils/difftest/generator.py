@@ -34,6 +34,7 @@ FEATURES = {
     'atomics': True,       # qd::atomic_<op> on array elements in parallel loops
     'bool': True,          # bool elements of fields and ndarrays, logical operators
     'vec_reduce': True,    # component-wise qd::min/max of vectors, qd::sum(v)
+    'floordiv': True,      # qd::floordiv and qd::mod (Python's // and %) on integers
     # Once broken, now fixed (each has a regression test in test/e2e/trust.qd):
     'param_writes': True,     # writes to scalar parameters at the top level
     'pointer_hoist': True,    # pointer reads in top-level locals and ranges
@@ -231,6 +232,9 @@ class Gen:
             op = self.r.choice(['+', '-', '*', '&', '|', '^'])
             return Expr(ty, f'{ty}({u}({{0}}) {op} {u}({{1}}))', [e(), e()])
         if k == 4:
+            if self.f['floordiv'] and self.chance(0.3):
+                f = self.r.choice(['floordiv', 'mod'])
+                return Expr(ty, f'qd::{f}({ty}({{0}}), {ty}(({{1}} & 15) + 1))', [e(), e()])
             op = self.r.choice(['/', '%'])
             return Expr(ty, f'{ty}({{0}} {op} {ty}(({{1}} & 15) + 1))', [e(), e()])
         if k == 5:

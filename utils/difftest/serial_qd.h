@@ -203,6 +203,18 @@ template <typename T, typename U> T atomic_and(T &d, U v) { T o = d; d = T(d & v
 template <typename T, typename U> T atomic_or(T &d, U v) { T o = d; d = T(d | v); return o; }
 template <typename T, typename U> T atomic_xor(T &d, U v) { T o = d; d = T(d ^ v); return o; }
 
+// ---- Python's // and % for a positive divisor (the generator's) ------------
+// Written another way than qd's: for a < 0, q = -1 - (-(a + 1)) / b, the
+// largest q with q * b <= a, and a - q * b in wrapping arithmetic.
+template <typename T> T floordiv(T a, T b) {
+  if (b <= 0) std::abort(); // the generator divides by (e & 15) + 1
+  if (a >= 0) return T(a / b);
+  return T(-1 - T(-(a + 1)) / b);
+}
+template <typename T> T mod(T a, T b) {
+  return T(uint64_t(a) - uint64_t(floordiv(a, b)) * uint64_t(b));
+}
+
 // ---- Math on float and double ----------------------------------------------
 template <typename T> T abs(T x) { return std::abs(x); }
 template <typename T> T sqrt(T x) { return std::sqrt(x); }

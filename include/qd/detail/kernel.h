@@ -339,6 +339,29 @@ template <typename T> QD_DEVICE_FN T clamp(T x, T lo, T hi) {
   return x < lo ? lo : (hi < x ? hi : x);
 }
 /// -1, 0 or 1.
+/// Python's // and %: the quotient rounded toward minus infinity, the
+/// remainder with the divisor's sign (qd.h).
+template <typename T> QD_DEVICE_FN T floordiv(T a, T b) {
+  if constexpr (T(0.5) != T(0)) { // float, double
+    return T(__builtin_floor(double(a / b)));
+  } else {
+    T q = T(a / b);
+    // C++ truncates: one less when the signs differ and it was not exact.
+    if (T(-1) < T(0) && (a % b != 0) && ((a < 0) != (b < 0)))
+      --q;
+    return q;
+  }
+}
+template <typename T> QD_DEVICE_FN T mod(T a, T b) {
+  if constexpr (T(0.5) != T(0)) {
+    return a - b * T(__builtin_floor(double(a / b)));
+  } else {
+    T r = T(a % b);
+    if (T(-1) < T(0) && r != 0 && ((r < 0) != (b < 0)))
+      r = T(r + b);
+    return r;
+  }
+}
 template <typename T> QD_DEVICE_FN T sign(T x) {
   return T((T(0) < x) - (x < T(0)));
 }
