@@ -296,6 +296,12 @@ template <typename T, int R, int C, typename U>
 QD_LINALG_FN constexpr mat<T, R, C> &operator-=(mat<T, R, C> &a, const U &b) {
   return a = a - b;
 }
+/// Component-wise, as mat / mat and mat / s.
+template <typename T, int R, int C, typename U>
+QD_LINALG_FN constexpr mat<T, R, C> &operator/=(mat<T, R, C> &a, const U &b) {
+  a = a / b;
+  return a;
+}
 template <typename T, int R, int C, typename U>
 QD_LINALG_FN constexpr mat<T, R, C> &operator*=(mat<T, R, C> &a, const U &b) {
   return a = a * b;

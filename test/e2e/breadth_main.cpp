@@ -66,7 +66,7 @@ int main() {
   }
   breadth::promotion(0.25f, 3);
   {
-    const double Want[] = {2.5 + 4.0 + 5.5, 3.0, 0.5, -7.0, 6.0, 0, 0, 0};
+    const double Want[] = {2.5 + 4.0 + 5.5, 3.0, 0.5, -7.0, 6.0, 5.5, 0, 0};
     C.all("promotion", breadth::promo.to_vector(),
           [&](size_t I) { return Want[I]; }, 1e-12);
   }
