@@ -15,15 +15,28 @@
 using namespace qdc;
 using namespace qdc::codegen;
 
-/// Path as a string literal for a #line directive.
+/// Path as a string literal for a #line directive: a backslash, a quote
+/// and a control character (a folder's name may hold a newline) escaped.
 static std::string quoteForLine(llvm::StringRef Path) {
-  std::string Out = "\"";
-  for (char C : Path) {
-    if (C == '\\' || C == '"')
+  return "\"" + codegen::escapeForLiteral(Path) + "\"";
+}
+
+std::string codegen::escapeForLiteral(llvm::StringRef Text) {
+  std::string Out;
+  for (char C : Text) {
+    unsigned char U = static_cast<unsigned char>(C);
+    if (C == '\\' || C == '"') {
       Out += '\\';
-    Out += C;
+      Out += C;
+    } else if (U < 0x20 || U == 0x7f) {
+      char Octal[5];
+      std::snprintf(Octal, sizeof(Octal), "\\%03o", U);
+      Out += Octal;
+    } else {
+      Out += C;
+    }
   }
-  return Out + "\"";
+  return Out;
 }
 
 SourceText::SourceText(llvm::StringRef Text, llvm::StringRef Path)

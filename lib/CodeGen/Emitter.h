@@ -83,6 +83,10 @@ public:
                                   : "} // namespace " + Name.str() + "\n") {}
 };
 
+/// Text for the inside of a C++ string literal (or a one-line comment): a
+/// backslash and a quote escaped, a control character as \ooo.
+std::string escapeForLiteral(llvm::StringRef Text);
+
 /// A C++ string literal holding Data byte for byte, split into lines.
 std::string getStringLiteral(llvm::StringRef Data);
 
