@@ -35,6 +35,7 @@ FEATURES = {
     'bool': True,          # bool elements of fields and ndarrays, logical operators
     'vec_reduce': True,    # component-wise qd::min/max of vectors, qd::sum(v)
     'floordiv': True,      # qd::floordiv and qd::mod (Python's // and %) on integers
+    'mixed_range': True,   # qd::range(int, int64_t)
     # Once broken, now fixed (each has a regression test in test/e2e/trust.qd):
     'param_writes': True,     # writes to scalar parameters at the top level
     'pointer_hoist': True,    # pointer reads in top-level locals and ranges
@@ -662,6 +663,9 @@ class Gen:
             if lo > 0:
                 if form == 0:
                     return [end], f'for ({vt} {n} = {lo}; {n} < {{0}}; ++{n})'
+                if vt == 'int64_t' and self.f['mixed_range'] and self.chance(0.5):
+                    # Bounds of two types of one signedness: over the wider.
+                    return [end], f'for ({vt} {n} : qd::range(int({lo}), {vt}({{0}})))'
                 return [end], f'for ({vt} {n} : qd::range({vt}({lo}), {vt}({{0}})))'
             if form == 0:
                 return [end], f'for ({vt} {n} = 0; {n} < {{0}}; {n}++)'

@@ -61,6 +61,9 @@ template <typename T> struct serial_range {
 };
 template <typename T> serial_range<T> range(T n) { return {T(0), n}; }
 template <typename T> serial_range<T> range(T b, T e) { return {b, e}; }
+template <typename B, typename E> serial_range<decltype(B() + E())> range(B b, E e) {
+  return {b, e};
+}
 
 struct extent {
   int64_t begin, end;
