@@ -109,5 +109,22 @@ int main() {
     C.all("folds_to_constant", trust::folded.to_vector(),
           [](size_t I) { return 23 + int(I); });
   }
+  {
+    std::vector<int32_t> Cells(16);
+    for (int I = 0; I < 16; ++I)
+      Cells[I] = I;
+    trust::sr_cells.copy_from(Cells);
+    trust::serial_then_reduce();
+    uint64_t R = 9;
+    for (int I = 0; I < 16; ++I)
+      R |= uint64_t(Cells[I] & 7) << (4 * I);
+    for (int I = 0; I < 39; ++I)
+      Cells[I % 16] = int32_t(R % 61) + I;
+    for (int I = 0; I < 16; ++I)
+      R ^= uint64_t(I);
+    C.that("serial_then_reduce", trust::sr_out.to_vector()[0] == R);
+    C.all("serial_then_reduce cells", trust::sr_cells.to_vector(),
+          [&](size_t I) { return Cells[I]; });
+  }
   return C.finish();
 }

@@ -59,12 +59,27 @@ __device__ inline uint64_t index_stride() {
 __device__ inline uint32_t block_size_() {
   return __nvvm_read_ptx_sreg_ntid_x();
 }
+/// The lanes of this thread's warp that exist: all 32 but in the last warp
+/// of a block whose size is not a multiple of 32.
+__device__ inline uint32_t warp_lanes_() {
+  uint32_t left =
+      __nvvm_read_ptx_sreg_ntid_x() - (__nvvm_read_ptx_sreg_tid_x() & ~31u);
+  return left >= 32 ? 0xffffffffu : (1u << left) - 1;
+}
 /// `barrier.sync`, not the `.aligned` form of __syncthreads: since Volta
 /// a warp's threads need not have reconverged when they reach it (after a
 /// grid-stride loop whose trip counts differ by lane, or a branch on the
 /// lane), and the aligned form is undefined then (compute-sanitizer's
-/// synccheck reports it).
-__device__ inline void block_barrier_() { __nvvm_barrier_sync(0); }
+/// synccheck reports it). Nor does barrier.sync reconverge them: after a
+/// part that one thread runs alone, a fused task would go on with its warp
+/// split in two, and a 64-bit block reduction's shuffles that follow it
+/// never returned when ptxas compiled at -O0
+/// (test/e2e/trust.qd, serial_then_reduce). So the warp's lanes meet again
+/// (__syncwarp) once the whole block has arrived.
+__device__ inline void block_barrier_() {
+  __nvvm_barrier_sync(0);
+  __nvvm_bar_warp_sync(warp_lanes_());
+}
 /// A barrier that also tells whether p holds on any thread of the block.
 __device__ inline bool block_any_(bool p) { return __nvvm_bar0_or(p); }
 // GPU-level operations (qd::simt) on 32-bit words.
