@@ -826,6 +826,63 @@ QD_LINALG_FN constexpr mat<T, R, C> operator/(T s, const mat<T, R, C> &a) {
   return r;
 }
 
+// Component-wise comparisons (Quadrants' `a < b` on vectors; `==` and `!=`
+// above compare whole vectors, as C++ does): a vector of bool, with a
+// vector or a scalar on either side. `qd::select(c, a, b)` picks a[i]
+// where c[i] is nonzero and b[i] elsewhere; a or b may be a scalar.
+#define QD_VEC_COMPARE_(name, op)                                              \
+  template <typename T, int N>                                                 \
+  QD_LINALG_FN constexpr vec<bool, N> name(const vec<T, N> &a,                 \
+                                           const vec<T, N> &b) {               \
+    vec<bool, N> r{};                                                          \
+    for (int i = 0; i < N; ++i)                                                \
+      r[i] = a[i] op b[i];                                                     \
+    return r;                                                                  \
+  }                                                                            \
+  template <typename T, int N, typename U,                                     \
+            typename detail::if_rows_<detail::scalar_kind_<U>::value != 0>::type = 0> \
+  QD_LINALG_FN constexpr vec<bool, N> name(const vec<T, N> &a, U s) {          \
+    return name(a, vec_fill_<T, N>(T(s)));                                     \
+  }                                                                            \
+  template <typename T, int N, typename U,                                     \
+            typename detail::if_rows_<detail::scalar_kind_<U>::value != 0>::type = 0> \
+  QD_LINALG_FN constexpr vec<bool, N> name(U s, const vec<T, N> &a) {          \
+    return name(vec_fill_<T, N>(T(s)), a);                                     \
+  }
+QD_VEC_COMPARE_(less, <)
+QD_VEC_COMPARE_(less_equal, <=)
+QD_VEC_COMPARE_(greater, >)
+QD_VEC_COMPARE_(greater_equal, >=)
+QD_VEC_COMPARE_(equal, ==)
+QD_VEC_COMPARE_(not_equal, !=)
+#undef QD_VEC_COMPARE_
+
+template <typename C, typename T, int N>
+QD_LINALG_FN constexpr vec<T, N> select(const vec<C, N> &c, const vec<T, N> &a,
+                                        const vec<T, N> &b) {
+  vec<T, N> r{};
+  for (int i = 0; i < N; ++i)
+    r[i] = c[i] ? a[i] : b[i];
+  return r;
+}
+template <typename C, typename T, int N, typename U,
+          typename detail::if_rows_<detail::scalar_kind_<U>::value != 0>::type = 0>
+QD_LINALG_FN constexpr vec<T, N> select(const vec<C, N> &c, const vec<T, N> &a,
+                                        U b) {
+  return select(c, a, vec_fill_<T, N>(T(b)));
+}
+template <typename C, typename T, int N, typename U,
+          typename detail::if_rows_<detail::scalar_kind_<U>::value != 0>::type = 0>
+QD_LINALG_FN constexpr vec<T, N> select(const vec<C, N> &c, U a,
+                                        const vec<T, N> &b) {
+  return select(c, vec_fill_<T, N>(T(a)), b);
+}
+/// A scalar condition: c ? a : b, for any two values of one type.
+template <typename T>
+QD_LINALG_FN constexpr T select(bool c, const T &a, const T &b) {
+  return c ? a : b;
+}
+
 } // namespace qd
 
 #endif // QD_LINALG_H

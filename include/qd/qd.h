@@ -166,6 +166,10 @@ template <typename T, int64_t... Dims> struct field {
   }
   T &operator[](int64_t i) const noexcept;
   template <typename... Is> T &operator()(Is... indices) const noexcept;
+  /// An integer vector, one component per dimension: `a[qd::ivec2{i, j}]`.
+  template <typename I>
+  requires std::is_integral_v<I>
+  T &operator[](const vec<I, sizeof...(Dims)> &index) const noexcept;
 };
 
 /// A run-time-shaped array passed to a kernel: `qd::ndarray<float, 2> x`.
@@ -177,10 +181,14 @@ template <typename T, int Dims> struct ndarray {
   int64_t shape(int d) const noexcept;
   T &operator[](int64_t i) const noexcept;
   template <typename... Is> T &operator()(Is... indices) const noexcept;
+  /// An integer vector, one component per dimension: `x[qd::ivec2{i, j}]`.
+  template <typename I>
+  requires std::is_integral_v<I>
+  T &operator[](const vec<I, Dims> &index) const noexcept;
 };
 
 // Device math (DESIGN section 1.2): float and double, integers promoted to
-// float.
+// float (but pow of two integers).
 #define QD_MATH_DECLARE_1_(name)                                               \
   float name(float x) noexcept;                                                \
   double name(double x) noexcept;                                              \
@@ -194,7 +202,14 @@ template <typename T, int Dims> struct ndarray {
   requires(std::is_integral_v<T> && std::is_integral_v<U>) float name(         \
       T x, U y) noexcept;
 QD_MATH_LIBRARY_1_(QD_MATH_DECLARE_1_)
-QD_MATH_LIBRARY_2_(QD_MATH_DECLARE_2_)
+QD_MATH_LIBRARY_2_REST_(QD_MATH_DECLARE_2_)
+float pow(float x, float y) noexcept;
+double pow(double x, double y) noexcept;
+/// Two integers: an integer, exact (wrapping as * does); a negative
+/// exponent gives 1 / x^|y| truncated toward zero.
+template <typename T, typename U>
+requires(std::is_integral_v<T> && std::is_integral_v<U>)
+auto pow(T x, U y) noexcept -> decltype(x * y);
 QD_MATH_DECLARE_1_(rsqrt)
 QD_MATH_DECLARE_1_(sqrt)
 QD_MATH_DECLARE_1_(floor)
@@ -265,10 +280,39 @@ template <typename T, int64_t... N> struct shared_array {
   const T &operator[](int64_t i) const noexcept;
   template <typename... I> T &operator()(I... i) noexcept;
 };
+/// Over the block's threads, the result on every thread (32- and 64-bit
+/// values); like sync(), every thread of the block calls them.
+template <typename T> T reduce_add(T v) noexcept;
+template <typename T> T reduce_min(T v) noexcept;
+template <typename T> T reduce_max(T v) noexcept;
+/// Prefix sums in thread_idx() order, with (inclusive) or without this
+/// thread's value.
+template <typename T> T inclusive_add(T v) noexcept;
+template <typename T> T exclusive_add(T v) noexcept;
+/// Votes: how many threads' pred holds, whether any, whether all.
+uint32_t count(bool pred) noexcept;
+bool any(bool pred) noexcept;
+bool all(bool pred) noexcept;
+/// A memory fence at the block's scope (__threadfence_block).
+void mem_sync() noexcept;
 } // namespace block
+namespace grid {
+/// Memory fences at the device's scope (__threadfence) and the system's
+/// (__threadfence_system).
+void memfence() noexcept;
+void memfence_system() noexcept;
+} // namespace grid
 namespace warp {
 uint32_t lane_id() noexcept;
 uint32_t size() noexcept;
+/// The lanes running this call together (__activemask).
+uint64_t active_mask() noexcept;
+/// The lanes of mask wait for each other (__syncwarp).
+void sync(uint32_t mask = 0xffffffffu) noexcept;
+/// The lanes of mask whose v has this lane's bits (__match_any_sync), and
+/// mask's lanes when all hold the same v, else 0 (__match_all_sync).
+template <typename T> uint64_t match_any(uint32_t mask, T v) noexcept;
+template <typename T> uint64_t match_all(uint32_t mask, T v) noexcept;
 /// Bit i set when lane i's pred is true.
 uint64_t ballot(bool pred) noexcept;
 bool all_nonzero(uint32_t mask, bool pred) noexcept;

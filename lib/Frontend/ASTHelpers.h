@@ -46,7 +46,8 @@ bool isComponentAccess(const clang::Stmt *S);
 bool isQdFunction(const clang::FunctionDecl *FD, llvm::StringRef Name);
 /// The callee of a statement of the form `qd::<Name>(...)`, as a call.
 const clang::CallExpr *getQdCall(const clang::Stmt *S, llvm::StringRef Name);
-/// Whether FD is qd::simt::block::sync.
+/// Whether FD is qd::simt::block::sync or a block-wide operation that waits
+/// at the block's barriers (reduce_*, the scans, the votes).
 bool isBlockSync(const clang::FunctionDecl *FD);
 /// Whether T is a qd::simt::block::shared_array<...>.
 bool isSharedArrayType(clang::QualType T);

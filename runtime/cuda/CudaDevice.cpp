@@ -76,6 +76,8 @@ static_assert(sizeof(GraphNodeParams) == 256, "CUgraphNodeParams' size");
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2;
+constexpr unsigned CU_MEMORYTYPE_HOST = 1;
 constexpr int CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9;
 constexpr int CU_POINTER_ATTRIBUTE_RANGE_START_ADDR = 11;
 constexpr int CU_POINTER_ATTRIBUTE_RANGE_SIZE = 12;
@@ -235,6 +237,20 @@ struct CudaDriver {
     GetErrorName(R, &Name);
     GetErrorString(R, &Text);
     return {Name, Text};
+  }
+  /// Whether P is page-locked host memory the driver knows (cuMemHostAlloc,
+  /// cuMemHostRegister, cudaHostAlloc, a pinned torch tensor). Asked with
+  /// cuPointerGetAttributes, which answers for any address: cuMemHostGetFlags
+  /// fails for pageable memory, and compute-sanitizer counts each such
+  /// failure as an API error.
+  bool isPinnedHost(const void *P) const {
+    int Attribute = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    unsigned Type = 0;
+    void *Data[] = {&Type};
+    return PointerGetAttributes(1, &Attribute, Data,
+                                reinterpret_cast<CUdeviceptr>(P)) ==
+               Vendor.Success &&
+           Type == CU_MEMORYTYPE_HOST;
   }
 };
 

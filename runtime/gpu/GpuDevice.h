@@ -604,10 +604,7 @@ private:
       Api.check(R, Api.LaunchHostFunc.Name);
     }
   }
-  bool isPinned(const void *P) {
-    unsigned Flags = 0;
-    return Api.MemHostGetFlags(&Flags, const_cast<void *>(P)) == Vendor.Success;
-  }
+  bool isPinned(const void *P) { return Api.isPinnedHost(P); }
 
   /// What this thread last made current for this backend.
   static std::optional<Place> &current() {

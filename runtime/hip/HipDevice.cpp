@@ -56,6 +56,12 @@ struct HipRuntime {
   std::pair<const char *, const char *> errorStrings(hipError_t R) const {
     return {GetErrorName(R), GetErrorString(R)};
   }
+  /// Whether P is page-locked host memory HIP knows (hipHostMalloc,
+  /// hipHostRegister).
+  bool isPinnedHost(const void *P) const {
+    unsigned Flags = 0;
+    return MemHostGetFlags(&Flags, const_cast<void *>(P)) == Vendor.Success;
+  }
 };
 
 /// HIP has no context to hold: each thread selects the device (SetCurrent is

@@ -3,6 +3,8 @@
 #include "breadth.qd.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,91 @@ int main() {
           [&](size_t I) { return Want[I]; });
     C.all("python_division float", breadth::pyflt.to_vector(),
           [](size_t I) { return I == 0 ? -4.0 : 0.5; });
+  }
+  breadth::integer_pow(3, 3);
+  {
+    // By repeated multiplication in uint64_t (wrapping), not by squaring.
+    auto Power = [](int64_t X, int N) {
+      uint64_t R = 1;
+      for (int I = 0; I < N; ++I)
+        R *= uint64_t(X);
+      return int64_t(R);
+    };
+    const int64_t Want[] = {81,
+                            Power(3, 40),
+                            -27,
+                            0 - 10 + 100,
+                            243,
+                            2,
+                            8 + 10 * 4,
+                            int64_t(std::sqrt(3.0) * 1000.0)};
+    C.all("integer_pow", breadth::ipow.to_vector(),
+          [&](size_t I) { return Want[I]; });
+  }
+  {
+    qd::Ndarray<int32_t, 2> M({4, 3});
+    breadth::vector_index_select(M);
+    C.all("vector_index field", breadth::grid.to_vector(),
+          [](size_t I) { return int(10 * (I / 3) + I % 3); });
+    C.all("vector_index ndarray", M.to_vector(), [](size_t I) {
+      int Row = int(I / 3), Col = int(I % 3);
+      return (10 * Row + 2 - Col) + (10 * Row + Col);
+    });
+    const float Want[] = {1, 4, 3, 0 + 50 + 300, 1, 0, 7, 2};
+    C.all("vector_select", breadth::picked.to_vector(),
+          [&](size_t I) { return Want[I]; });
+  }
+  breadth::block_ops();
+  {
+    // Each block of B consecutive iterations (B is 1 on the CPU), serially.
+    std::vector<int32_t> Sizes = breadth::block_sizes.to_vector();
+    std::vector<int64_t> Got = breadth::block_out.to_vector(), Want(Got.size());
+    for (int Slot = 0; Slot < 2; ++Slot) {
+      int B = Sizes[Slot];
+      auto Out = [&](int K, int I) -> int64_t & {
+        return Want[(Slot * 6 + K) * 192 + I];
+      };
+      for (int First = 0; First < 192; First += B) {
+        int64_t Sum = 0, Max = -1, Min = 99, Count = 0, Any = 0, All = 1,
+                All12 = 1;
+        for (int I = First; I < First + B; ++I) {
+          int64_t V = (I * 7) % 13;
+          Out(3, I) = Sum; // exclusive
+          Sum += V;
+          Out(2, I) = Sum; // inclusive
+          Max = std::max(Max, V);
+          Min = std::min(Min, V);
+          Count += V > 6;
+          Any |= V == 12;
+          All12 &= V < 12;
+          Out(5, I) = I - First;
+        }
+        for (int I = First; I < First + B; ++I) {
+          Out(0, I) = Sum;
+          Out(1, I) = Max + 100 * Min;
+          Out(4, I) = Count + 1000 * Any + 10000 * All + 100000 * All12;
+        }
+      }
+    }
+    C.that("block sizes", Sizes[0] == (Sizes[0] == 1 ? 1 : 64) &&
+                              Sizes[1] == (Sizes[0] == 1 ? 1 : 48));
+    C.all("block_ops", Got, [&](size_t I) { return Want[I]; });
+  }
+  breadth::warp_ops();
+  {
+    int W = breadth::warp_width.to_vector()[0];
+    uint64_t Full = W >= 64 ? ~uint64_t(0) : (uint64_t(1) << W) - 1;
+    std::vector<int64_t> Got = breadth::warp_out.to_vector();
+    C.all("warp_ops", Got, [&](size_t K) -> int64_t {
+      int Row = int(K / 64), I = int(K % 64), Base = I / W * W;
+      uint64_t Same = 0;
+      for (int L = 0; L < W; ++L)
+        if ((Base + L) % 3 == I % 3)
+          Same |= uint64_t(1) << L;
+      const int64_t Rows[] = {int64_t(Same), int64_t(Full),
+                              W == 1 ? int64_t(Full) : 0, int64_t(Full)};
+      return Rows[Row];
+    });
   }
   breadth::promotion(0.25f, 3);
   {

@@ -29,6 +29,15 @@ int main() {
   Ok.that("a 2-D field index out of bounds",
           has(Grid, "checked.qd:13: index 4 is out of bounds of a field of "
                     "shape (4, 4)"));
+  std::string At = errorOf([] {
+    checked::write_grid_at(1);
+    qd::sync();
+  });
+  Ok.that("a vector index out of bounds, at its line",
+          has(At, "checked.qd:24: index 4 is out of bounds of a field of "
+                  "shape (4, 4)"));
+  if (!has(At, "checked.qd:24:"))
+    std::printf("  got: %s\n", At.c_str());
   static qd::Ndarray<float, 2> X({3, 5});
   X.copy_from(std::vector<float>(15, 1.0f));
   std::string Array = errorOf([] { checked::read_array(X, 3); });

@@ -238,12 +238,11 @@ struct FakeDriver {
                                       return record("MemFreeHost");
                                     },
                                     "fakeMemFreeHost"};
-  DriverFn<int(unsigned *, void *)> MemHostGetFlags{
-      [](unsigned *, void *P) {
-        bool Pinned = std::count(Fake.Pinned.begin(), Fake.Pinned.end(), P);
-        return Pinned ? 0 : FakeFailure;
-      },
-      "fakeMemHostGetFlags"};
+  /// Whether P is pinned, as the vendor's table answers it; the fake
+  /// driver never fails the question (as cuPointerGetAttributes does not).
+  bool isPinnedHost(const void *P) const {
+    return std::count(Fake.Pinned.begin(), Fake.Pinned.end(), P) != 0;
+  }
   DriverFn<int(FakeStream, int)> StreamBeginCapture{
       [](FakeStream, int) { return record("StreamBeginCapture"); },
       "fakeStreamBeginCapture"};

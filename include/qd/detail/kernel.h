@@ -130,6 +130,44 @@ template <typename T> QD_DEVICE_FN T &bounds_dummy_() {
 #define QD_CHECK_INDEX_(what, i, n, shape, rank)
 #endif
 
+namespace detail {
+/// An index given as an integer vector, one component per dimension:
+/// `f[qd::ivec2{i, j}]` is f(i, j). Under --debug it also carries the
+/// subscript's position (its converting constructor's default arguments are
+/// evaluated at the user's subscript, as index_at_'s are).
+template <int N> struct vec_index_ {
+  int64_t v[N > 0 ? N : 1];
+#ifdef QD_DEBUG
+  unsigned line;
+  const char *file;
+  const char *function;
+#endif
+  template <typename I, typename if_rows_<scalar_kind_<I>::value == 1>::type = 0>
+  QD_DEVICE_FN vec_index_(const vec<I, N> &x
+#ifdef QD_DEBUG
+                          ,
+                          unsigned line = __builtin_LINE(),
+                          const char *file = __builtin_FILE(),
+                          const char *function = __builtin_FUNCTION()
+#endif
+                          )
+#ifdef QD_DEBUG
+      : line(line), file(file), function(function)
+#endif
+  {
+    for (int d = 0; d < N; ++d)
+      v[d] = int64_t(x[d]);
+  }
+#ifdef QD_DEBUG
+  QD_DEVICE_FN index_at_ at(int d) const {
+    return index_at_(v[d], line, file, function);
+  }
+#else
+  QD_DEVICE_FN int64_t at(int d) const { return v[d]; }
+#endif
+};
+} // namespace detail
+
 /// A module-level field: the storage itself. On GPUs the generated code
 /// makes the variable a device global; on the CPU it is a host global.
 template <typename T, int64_t... Dims> struct field {
@@ -161,7 +199,17 @@ template <typename T, int64_t... Dims> struct field {
     }
     return data[flat];
   })
-#else
+#endif
+  QD_DEVICE_FN T &operator[](const detail::vec_index_<rank> &i) const {
+    [[maybe_unused]] constexpr int64_t dims[] = {Dims..., 0};
+    int64_t flat = 0;
+    for (int d = 0; d < rank; ++d) {
+      QD_CHECK_INDEX_("a field", i.at(d), dims[d], dims, rank)
+      flat = flat * dims[d] + i.v[d];
+    }
+    return data[flat];
+  }
+#ifndef QD_DEBUG
   template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) const {
     static_assert(sizeof...(Is) == sizeof...(Dims),
                   "a field is indexed with one index per dimension");
@@ -205,7 +253,22 @@ template <typename T, int Dims> struct ndarray {
     }
     return ptr[flat];
   })
-#else
+#endif
+  QD_DEVICE_FN T &operator[](const detail::vec_index_<Dims> &i) const {
+    int64_t flat = 0;
+    for (int d = 0; d < Dims; ++d) {
+      QD_CHECK_INDEX_("an ndarray", i.at(d), extent[d], extent, Dims)
+      flat = flat * extent[d] + i.v[d];
+    }
+#ifdef QD_DEBUG
+    if (!ptr) {
+      detail::bounds_fail_("an ndarray", i.at(0), extent, Dims);
+      return detail::bounds_dummy_<T>();
+    }
+#endif
+    return ptr[flat];
+  }
+#ifndef QD_DEBUG
   template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) const {
     static_assert(sizeof...(Is) == Dims,
                   "an ndarray is indexed with one index per dimension");
@@ -487,7 +550,7 @@ template <typename T> struct as_float_ { using type = float; };
                 typename detail::as_float_<U>::type(y));                       \
   }
 QD_MATH_LIBRARY_1_(QD_MATH_PROMOTE_1_)
-QD_MATH_LIBRARY_2_(QD_MATH_PROMOTE_2_)
+QD_MATH_LIBRARY_2_REST_(QD_MATH_PROMOTE_2_)
 QD_MATH_PROMOTE_1_(rsqrt)
 QD_MATH_PROMOTE_1_(sqrt)
 QD_MATH_PROMOTE_1_(floor)
@@ -495,6 +558,32 @@ QD_MATH_PROMOTE_1_(ceil)
 QD_MATH_PROMOTE_1_(trunc)
 #undef QD_MATH_PROMOTE_1_
 #undef QD_MATH_PROMOTE_2_
+
+// pow of two integers is an integer, as Python's ** on ints (Quadrants):
+// exact, by squaring, in the usual arithmetic conversion of the two types,
+// wrapping around as that type's + and * do. A negative exponent gives
+// the quotient 1 / x^|y| truncated: 1 for x = 1, -1 or 1 for x = -1, and 0
+// otherwise (x = 0 included, where Python raises).
+namespace detail {
+template <bool B, typename R> struct if_int_pow_ {};
+template <typename R> struct if_int_pow_<true, R> { using type = R; };
+template <int Bytes> struct unsigned_of_ { using type = uint32_t; };
+template <> struct unsigned_of_<8> { using type = uint64_t; };
+} // namespace detail
+template <typename T, typename U>
+QD_DEVICE_FN auto pow(T x, U y) -> typename detail::if_int_pow_<
+    detail::is_integer_<T>::value && detail::is_integer_<U>::value,
+    decltype(x * y)>::type {
+  using R = decltype(x * y);
+  if (y < U(0))
+    return x == T(1) ? R(1) : x == T(-1) ? R((y & 1) ? -1 : 1) : R(0);
+  using W = typename detail::unsigned_of_<sizeof(R)>::type;
+  W b = W(R(x)), r = 1;
+  for (auto m = y; m; m /= 2, b *= b)
+    if (m & 1)
+      r *= b;
+  return R(r);
+}
 
 // Component-wise on vectors: qd::sqrt(v).
 #define QD_MATH_VEC_(name)                                                     \
@@ -738,9 +827,24 @@ template <typename T, int64_t... N> struct shared_array {
   }
   T data_[(N * ...)];
 };
+/// What this thread wrote before is seen by the block's threads before
+/// what it writes after (__threadfence_block); no thread waits.
+QD_DEVICE_FN inline void mem_sync() { detail::fence_block_(); }
 } // namespace block
+namespace grid {
+/// The same for every thread of the device (__threadfence), and of the
+/// device and the host (__threadfence_system).
+QD_DEVICE_FN inline void memfence() { detail::fence_device_(); }
+QD_DEVICE_FN inline void memfence_system() { detail::fence_system_(); }
+} // namespace grid
 namespace warp {
 QD_DEVICE_FN inline uint32_t lane_id() { return detail::lane_id_(); }
+/// The lanes of the warp running this call together (__activemask).
+QD_DEVICE_FN inline uint64_t active_mask() { return detail::active_mask_(); }
+/// The lanes of mask wait for each other here (__syncwarp).
+QD_DEVICE_FN inline void sync(uint32_t mask = 0xffffffffu) {
+  detail::warp_sync_(mask);
+}
 QD_DEVICE_FN inline uint32_t size() { return detail::warp_size_(); }
 /// Bit i set when lane i's pred is true.
 QD_DEVICE_FN inline uint64_t ballot(bool pred) { return detail::ballot_(pred); }
@@ -796,7 +900,128 @@ template <typename T> QD_DEVICE_FN T reduce_min(T v) {
 template <typename T> QD_DEVICE_FN T reduce_max(T v) {
   return butterfly_(v, [](T a, T b) { return a < b ? b : a; });
 }
+/// The lanes of mask whose v has the same bits as this lane's
+/// (__match_any_sync), for 32- and 64-bit values.
+template <typename T> QD_DEVICE_FN uint64_t match_any(uint32_t mask, T v) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "32- or 64-bit values");
+  using W = typename detail::unsigned_of_<sizeof(T)>::type;
+  W w;
+  __builtin_memcpy(&w, &v, sizeof(T));
+#ifdef QD_HAS_MATCH_
+  return detail::match_any_word_(mask, w);
+#else
+  uint64_t lanes = detail::active_mask_(), r = 0;
+  if (size() <= 32)
+    lanes &= mask;
+  for (uint32_t l = 0; l < size(); ++l)
+    if (shfl_sync(mask, w, int32_t(l)) == w && ((lanes >> l) & 1))
+      r |= uint64_t(1) << l;
+  return r;
+#endif
+}
+/// mask's lanes (those running) when every one holds the same v, else 0
+/// (__match_all_sync).
+template <typename T> QD_DEVICE_FN uint64_t match_all(uint32_t mask, T v) {
+  uint64_t lanes = detail::active_mask_();
+  if (size() <= 32)
+    lanes &= mask;
+  uint64_t same = match_any(mask, v);
+  return same == lanes ? same : 0;
+}
 } // namespace warp
+
+namespace block {
+namespace detail_ {
+/// The lanes of this thread's warp that exist (a block need not be a
+/// whole number of warps), as a shuffle mask.
+QD_DEVICE_FN inline uint32_t lanes_(uint32_t width, uint32_t ntid,
+                                    uint32_t warp) {
+  uint32_t n = ntid - warp * width;
+  return n < width ? n : width;
+}
+QD_DEVICE_FN inline uint32_t mask_(uint32_t lanes) {
+  return lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1;
+}
+/// v combined over the block's threads; every thread gets the result.
+template <typename T, typename F> QD_DEVICE_FN T all_reduce_(T v, F combine) {
+  uint32_t width = qd::detail::warp_size_(), ntid = size();
+  if (ntid == 1)
+    return v;
+  uint32_t tid = thread_idx(), lane = tid % width, warp = tid / width;
+  uint32_t lanes = lanes_(width, ntid, warp), mask = mask_(lanes);
+  for (uint32_t o = width / 2; o > 0; o /= 2) {
+    T other = simt::warp::shfl_down_sync(mask, v, o);
+    if (lane + o < lanes)
+      v = combine(v, other);
+  }
+  QD_SHARED_ T partial[32]; // 1024 threads in warps of 32 at most
+  if (lane == 0)
+    partial[warp] = v;
+  qd::detail::block_barrier_();
+  T r = partial[0];
+  for (uint32_t w = 1; w < (ntid + width - 1) / width; ++w)
+    r = combine(r, partial[w]);
+  // partial may be written again by the next call.
+  qd::detail::block_barrier_();
+  return r;
+}
+/// The sum of v over the threads up to this one (inclusive), and over
+/// those before it in *before.
+template <typename T> QD_DEVICE_FN T scan_add_(T v, T *before) {
+  uint32_t width = qd::detail::warp_size_(), ntid = size();
+  if (ntid == 1) {
+    *before = T(0);
+    return v;
+  }
+  uint32_t tid = thread_idx(), lane = tid % width, warp = tid / width;
+  uint32_t lanes = lanes_(width, ntid, warp), mask = mask_(lanes);
+  for (uint32_t o = 1; o < width; o *= 2) {
+    T t = simt::warp::shfl_up_sync(mask, v, o);
+    if (lane >= o)
+      v = v + t;
+  }
+  T in_warp = simt::warp::shfl_up_sync(mask, v, 1);
+  QD_SHARED_ T partial[32];
+  if (lane == lanes - 1)
+    partial[warp] = v;
+  qd::detail::block_barrier_();
+  T prefix = T(0);
+  for (uint32_t w = 0; w < warp; ++w)
+    prefix = prefix + partial[w];
+  qd::detail::block_barrier_();
+  *before = lane == 0 ? prefix : prefix + in_warp;
+  return prefix + v;
+}
+} // namespace detail_
+/// Over the block's threads, the result on every thread; every thread of
+/// the block calls it (as sync()), with a 32- or 64-bit value.
+template <typename T> QD_DEVICE_FN T reduce_add(T v) {
+  return detail_::all_reduce_(v, [](T a, T b) { return a + b; });
+}
+template <typename T> QD_DEVICE_FN T reduce_min(T v) {
+  return detail_::all_reduce_(v, [](T a, T b) { return b < a ? b : a; });
+}
+template <typename T> QD_DEVICE_FN T reduce_max(T v) {
+  return detail_::all_reduce_(v, [](T a, T b) { return a < b ? b : a; });
+}
+/// Prefix sums in thread_idx() order: v plus the values of the threads
+/// before (inclusive_add), or theirs alone (exclusive_add; 0 on thread 0).
+template <typename T> QD_DEVICE_FN T inclusive_add(T v) {
+  T before;
+  return detail_::scan_add_(v, &before);
+}
+template <typename T> QD_DEVICE_FN T exclusive_add(T v) {
+  T before;
+  detail_::scan_add_(v, &before);
+  return before;
+}
+/// Votes over the block (__syncthreads_count, _or, _and).
+QD_DEVICE_FN inline uint32_t count(bool pred) {
+  return reduce_add(uint32_t(pred ? 1 : 0));
+}
+QD_DEVICE_FN inline bool any(bool pred) { return count(pred) != 0; }
+QD_DEVICE_FN inline bool all(bool pred) { return count(pred) == size(); }
+} // namespace block
 } // namespace simt
 
 // Assertions (DESIGN section 1.2): the first failure of a module is

@@ -65,6 +65,11 @@ inline uint32_t warp_size_() { return 1; }
 inline uint64_t ballot_(bool pred) { return pred ? 1 : 0; }
 inline bool all_(uint32_t, bool pred) { return pred; }
 inline bool any_(uint32_t, bool pred) { return pred; }
+inline uint64_t active_mask_() { return 1; }
+inline void warp_sync_(uint32_t) {}
+inline void fence_block_() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void fence_device_() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void fence_system_() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline int32_t shfl_idx_(uint32_t, int32_t v, int32_t) { return v; }
 inline int32_t shfl_up_(uint32_t, int32_t v, uint32_t) { return v; }
 inline int32_t shfl_down_word_(uint32_t, int32_t v, uint32_t) { return v; }

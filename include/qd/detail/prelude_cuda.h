@@ -111,6 +111,22 @@ __device__ inline int32_t shfl_down_word_(uint32_t mask, int32_t v,
 __device__ inline int32_t shfl_xor_(uint32_t mask, int32_t v, uint32_t d) {
   return __nvvm_shfl_sync_bfly_i32(mask, v, int(d), 0x1f);
 }
+/// The lanes running this instruction together (__activemask), a warp's
+/// barrier (__syncwarp), the lanes whose value equals this lane's
+/// (__match_any_sync), and the memory fences (__threadfence_block,
+/// __threadfence, __threadfence_system).
+__device__ inline uint64_t active_mask_() { return __nvvm_activemask(); }
+__device__ inline void warp_sync_(uint32_t mask) { __nvvm_bar_warp_sync(mask); }
+#define QD_HAS_MATCH_ 1
+__device__ inline uint64_t match_any_word_(uint32_t mask, uint32_t v) {
+  return __nvvm_match_any_sync_i32(mask, v);
+}
+__device__ inline uint64_t match_any_word_(uint32_t mask, uint64_t v) {
+  return __nvvm_match_any_sync_i64(mask, (long long)v);
+}
+__device__ inline void fence_block_() { __nvvm_membar_cta(); }
+__device__ inline void fence_device_() { __nvvm_membar_gl(); }
+__device__ inline void fence_system_() { __nvvm_membar_sys(); }
 /// Whether p is in this thread's local memory (a kernel's local variable):
 /// atomics there are undefined in PTX, and need none.
 __device__ inline bool is_thread_private(const void *p) {

@@ -82,6 +82,26 @@ __device__ inline uint32_t warp_size_() {
 __device__ inline uint32_t lane_id_() {
   return __builtin_amdgcn_workitem_id_x() % warp_size_();
 }
+/// The lanes running together (the exec mask); a wavefront needs no warp
+/// barrier beyond keeping the compiler from moving memory operations across
+/// it; fences at the workgroup, agent and system scopes.
+__device__ inline uint64_t active_mask_() {
+  return __builtin_amdgcn_read_exec();
+}
+__device__ inline void warp_sync_(uint32_t) {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+__device__ inline void fence_block_() {
+  __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "workgroup");
+}
+__device__ inline void fence_device_() {
+  __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "agent");
+}
+__device__ inline void fence_system_() {
+  __builtin_amdgcn_fence(__ATOMIC_SEQ_CST, "");
+}
 __device__ inline uint64_t ballot_(bool pred) {
   return __builtin_amdgcn_ballot_w64(pred);
 }
