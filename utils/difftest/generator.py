@@ -36,6 +36,9 @@ FEATURES = {
     'vec_reduce': True,    # component-wise qd::min/max of vectors, qd::sum(v)
     'floordiv': True,      # qd::floordiv and qd::mod (Python's // and %) on integers
     'mixed_range': True,   # qd::range(int, int64_t)
+    'ipow': True,          # qd::pow of two integers (exact, wrapping)
+    'vec_select': True,    # qd::select(qd::less(a, b), c, d) on vectors
+    'vec_index': True,     # fields and ndarrays indexed by an integer vector
     # Once broken, now fixed (each has a regression test in test/e2e/trust.qd):
     'param_writes': True,     # writes to scalar parameters at the top level
     'pointer_hoist': True,    # pointer reads in top-level locals and ranges
@@ -233,6 +236,8 @@ class Gen:
             op = self.r.choice(['+', '-', '*', '&', '|', '^'])
             return Expr(ty, f'{ty}({u}({{0}}) {op} {u}({{1}}))', [e(), e()])
         if k == 4:
+            if self.f['ipow'] and self.chance(0.2):
+                return Expr(ty, f'{ty}(qd::pow({{0}}, int(({{1}} & 7) - 2)))', [e(), e()])
             if self.f['floordiv'] and self.chance(0.3):
                 f = self.r.choice(['floordiv', 'mod'])
                 return Expr(ty, f'qd::{f}({ty}({{0}}), {ty}(({{1}} & 15) + 1))', [e(), e()])
@@ -327,6 +332,12 @@ class Gen:
                 return Expr(ty, '({0} * {1})', [e(mt, mul + 1), e(m=mul + 1)])
         if k == 3 and rows == 2:
             return Expr(ty, 'qd::transpose({0})', [e()])
+        if k == 3 and rows == 1 and not is_int(comp) and self.f['vec_select'] \
+                and self.chance(0.3):
+            f = self.r.choice(['less', 'less_equal', 'greater', 'greater_equal', 'equal',
+                               'not_equal'])
+            return Expr(ty, f'qd::select(qd::{f}({{0}}, {{1}}), {{2}}, {{3}})',
+                        [e(), e(), e(), e()])
         if k == 3 and rows == 1 and not is_int(comp) and self.f['vec_reduce']:
             f = self.r.choice(['min', 'max'])
             return Expr(ty, f'qd::{f}({{0}}, {{1}})', [e(), e()])
@@ -398,6 +409,9 @@ class Gen:
             fmt = f'{acc.ref}()'
         elif len(shape) == 1:
             fmt = f'{acc.ref}[{holes[0]}]'
+        elif self.f['vec_index'] and self.chance(0.3):
+            fmt = (acc.ref + '[qd::vec<int64_t, %d>{{' % len(shape) + ', '.join(holes)
+                   + '}}]')
         else:
             fmt = f'{acc.ref}({", ".join(holes)})'
         return Expr(acc.array.elem, fmt, kids, fixed=True)

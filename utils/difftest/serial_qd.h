@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <initializer_list>
+#include <type_traits>
 #include <vector>
 
 #define QD_KERNEL
@@ -118,6 +119,8 @@ template <typename F> bool do_while(F &flag) { return flag[0] != 0; }
 // ---- Arrays ----------------------------------------------------------------
 template <typename T, int Dims> class Ndarray;
 
+template <typename T, int N> struct vec;
+
 /// Row-major storage shared by fields and ndarrays.
 template <typename T, int Dims> struct array_ref {
   T *data = nullptr;
@@ -138,6 +141,13 @@ public:
   T &operator[](int64_t i) const { return r_.data[i]; }
   template <typename... I> T &operator()(I... i) const {
     return r_.data[r_.offset({int64_t(i)...})];
+  }
+  // An integer vector as the index: its components one by one.
+  template <typename I> T &operator[](const vec<I, Dims> &v) const {
+    int64_t o = 0;
+    for (int d = 0; d < Dims; ++d)
+      o = o * r_.shp[d] + int64_t(v[d]);
+    return r_.data[o];
   }
 
 private:
@@ -176,6 +186,13 @@ template <int64_t... Dims> constexpr int64_t product() { return (int64_t(1) * ..
 template <typename T, int64_t... Dims> class field {
 public:
   T &operator[](int64_t i) { return data_[i]; }
+  template <typename I> T &operator[](const vec<I, int(sizeof...(Dims))> &v) {
+    const int64_t shp[] = {Dims..., 1};
+    int64_t o = 0;
+    for (int d = 0; d < int(sizeof...(Dims)); ++d)
+      o = o * shp[d] + int64_t(v[d]);
+    return data_[o];
+  }
   template <typename... I> T &operator()(I... i) {
     if constexpr (sizeof...(I) == 0)
       return data_[0];
@@ -216,6 +233,23 @@ template <typename T> T floordiv(T a, T b) {
 }
 template <typename T> T mod(T a, T b) {
   return T(uint64_t(a) - uint64_t(floordiv(a, b)) * uint64_t(b));
+}
+
+// ---- pow of two integers (the generator's exponents are in [-2, 5]) ---------
+// By repeated multiplication in uint64_t, truncated to the type a * b has;
+// a negative exponent gives 1 / a^|b| truncated toward zero.
+template <typename T, typename U,
+          typename = std::enable_if_t<std::is_integral_v<T> && std::is_integral_v<U>>>
+auto pow(T a, U b) -> decltype(a * b) {
+  using R = decltype(a * b);
+  if (b < 0) {
+    if (a == 1) return R(1);
+    if (std::is_signed_v<T> && a == T(-1)) return R(b % 2 == 0 ? 1 : -1);
+    return R(0);
+  }
+  uint64_t r = 1;
+  for (U i = 0; i < b; ++i) r *= uint64_t(int64_t(a));
+  return R(r);
 }
 
 // ---- Math on float and double ----------------------------------------------
@@ -271,6 +305,24 @@ template <typename T, int N> T sum(vec<T, N> a) {
   T s = a[0];
   for (int i = 1; i < N; ++i) s += a[i];
   return s;
+}
+// Component-wise comparisons and select.
+#define QD_SERIAL_COMPARE_(name, op)                                           \
+  template <typename T, int N> vec<bool, N> name(vec<T, N> a, vec<T, N> b) {   \
+    vec<bool, N> r{};                                                          \
+    for (int i = 0; i < N; ++i) r[i] = a[i] op b[i];                           \
+    return r;                                                                  \
+  }
+QD_SERIAL_COMPARE_(less, <)
+QD_SERIAL_COMPARE_(less_equal, <=)
+QD_SERIAL_COMPARE_(greater, >)
+QD_SERIAL_COMPARE_(greater_equal, >=)
+QD_SERIAL_COMPARE_(equal, ==)
+QD_SERIAL_COMPARE_(not_equal, !=)
+#undef QD_SERIAL_COMPARE_
+template <typename T, int N> vec<T, N> select(vec<bool, N> c, vec<T, N> a, vec<T, N> b) {
+  for (int i = 0; i < N; ++i) a[i] = c[i] ? a[i] : b[i];
+  return a;
 }
 template <typename T, int N> T dot(vec<T, N> a, vec<T, N> b) {
   T s = a[0] * b[0];

@@ -575,8 +575,10 @@ QD_DEVICE_FN auto pow(T x, U y) -> typename detail::if_int_pow_<
     detail::is_integer_<T>::value && detail::is_integer_<U>::value,
     decltype(x * y)>::type {
   using R = decltype(x * y);
-  if (y < U(0))
-    return x == T(1) ? R(1) : x == T(-1) ? R((y & 1) ? -1 : 1) : R(0);
+  if (y < U(0)) {
+    bool minus_one = T(-1) < T(0) && x == T(-1); // an unsigned x is never -1
+    return x == T(1) ? R(1) : minus_one ? R((y & 1) ? -1 : 1) : R(0);
+  }
   using W = typename detail::unsigned_of_<sizeof(R)>::type;
   W b = W(R(x)), r = 1;
   for (auto m = y; m; m /= 2, b *= b)
