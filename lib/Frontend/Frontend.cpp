@@ -30,7 +30,10 @@
 #include "clang/Lex/PreprocessorOptions.h"
 
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
 
 using namespace qdc;
 
@@ -91,6 +94,40 @@ private:
   DiagEngine &Diags;
 };
 
+/// Ends a macro-expansion bomb (`#define A1 A0 A0`, and so on 40 levels:
+/// 2^40 tokens) early: past MaxExpansions expansions in one compile, the
+/// error is reported where the expansion stands in the user's file and qdc
+/// ends (exit code 1, its temporaries removed), before Clang's record of
+/// every expansion fills the memory. Clang itself has no such limit. The
+/// limit is far above what real code reaches: test/e2e/language.qd, with
+/// <qd/qd.h> and the C++ library's headers, expands macros 3,498 times.
+class MacroExpansionGuard : public clang::PPCallbacks {
+public:
+  static constexpr uint64_t MaxExpansions = uint64_t(1) << 22;
+
+  MacroExpansionGuard(clang::SourceManager &SM, DiagEngine &Diags)
+      : SM(SM), Diags(Diags) {}
+
+  void MacroExpands(const clang::Token &, const clang::MacroDefinition &,
+                    clang::SourceRange Range, const clang::MacroArgs *) override {
+    if (++Count <= MaxExpansions)
+      return;
+    clang::SourceLocation Loc = SM.getExpansionLoc(Range.getBegin());
+    SourceLoc At{SM.getFilename(Loc).str(), SM.getExpansionLineNumber(Loc),
+                 SM.getExpansionColumnNumber(Loc)};
+    Diags.report(DiagID::err_macro_expansions, At)
+        << std::to_string(MaxExpansions);
+    Diags.flush();
+    llvm::sys::RunInterruptHandlers();
+    _exit(1);
+  }
+
+private:
+  clang::SourceManager &SM;
+  DiagEngine &Diags;
+  uint64_t Count = 0;
+};
+
 class KIRAction : public clang::ASTFrontendAction {
 public:
   KIRAction(ClangDiagSink &Sink, DiagEngine &Diags,
@@ -103,6 +140,8 @@ protected:
     Sink.setSourceManager(&CI.getSourceManager());
     CI.getPreprocessor().addPPCallbacks(std::make_unique<LineNumberGuard>(
         CI.getSourceManager(), CI.getDiagnostics(), Diags));
+    CI.getPreprocessor().addPPCallbacks(
+        std::make_unique<MacroExpansionGuard>(CI.getSourceManager(), Diags));
     return std::make_unique<KIRConsumer>(CI, Diags, Out, CheckDeviceCode);
   }
 

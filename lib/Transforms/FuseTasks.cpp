@@ -42,6 +42,14 @@ namespace {
 /// threads, each taking one iteration.
 constexpr int64_t MaxFusedIterations = 1024;
 
+/// The most tasks one fused task takes (a do_while loop's count whole): a
+/// longer run becomes several fused tasks. A fused task is one function,
+/// and LLVM's optimizations (GVN's memory dependences among them) grow
+/// faster than its length: 1,000 small loops fused into one took 9 s to
+/// compile and 2,000 took 34 s; in runs of 32 a launch still serves 32
+/// loops.
+constexpr unsigned MaxFusedTasks = 32;
+
 /// A fused task's threads are a whole number of the widest warp (AMD's
 /// 64), so that its reductions combine by shuffles.
 constexpr unsigned FusedWarp = 64;
@@ -94,10 +102,13 @@ private:
   void fuseUnits(std::vector<Task> &Old, llvm::ArrayRef<Unit> Units) {
     for (size_t I = 0; I < Units.size();) {
       size_t End = I;
+      unsigned Tasks = 0;
       std::optional<unsigned> Group;
       while (End < Units.size() && canFuse(Old, Units[End]) &&
-             (!Group || *Group == Old[Units[End].FirstTask].Group)) {
+             (!Group || *Group == Old[Units[End].FirstTask].Group) &&
+             (End == I || Tasks + Units[End].NumTasks <= MaxFusedTasks)) {
         Group = Old[Units[End].FirstTask].Group;
+        Tasks += Units[End].NumTasks;
         ++End;
       }
       // A run worth a fused task: two tasks or more, or a loop.

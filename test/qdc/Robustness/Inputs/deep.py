@@ -38,6 +38,11 @@ CASES = [
      "qdc: error: the input nests too deeply: the compiler ran out of stack"),
     ("macro", HEADER + "#define P(x) (x)\n" + "int v = " + "P(" * 3000 + "1" + ")" * 3000 + ";\n",
      1, "error:"),
+    # Doubling at each of 40 levels: 2^40 tokens. Stopped after 2^22
+    # expansions, in a second and 200 MB (it took 90 s and 12 GB before).
+    ("macrobomb", HEADER + "#define A0 x\n"
+     + "".join(f"#define A{i} A{i - 1} A{i - 1}\n" for i in range(1, 41)) + "int v = A40;\n",
+     1, "deep.macrobomb.qd:44:9: error: macro expansion does not end"),
     ("line", HEADER + "int a = 1;\n#line 4294967295\nint x = ;\n", 1,
      "deep.line.qd:4:1: error: '#line' number 4294967295 is too large"),
     ("linemarker", HEADER + '# 4294967294 "other.h"\nint x = ;\n', 1,
