@@ -273,8 +273,9 @@ private:
         continue;
       }
       // `T const`: for a pointer type, the pointer is const, not what it
-      // points to.
-      if (Loop)
+      // points to. A scalar the loop updates by atomics whose old values
+      // it uses is its memory itself.
+      if (Loop && !Loop->hasAtomic(Id, I))
         OS << "  [[maybe_unused]] " << V.Type << " const " << V.Name << " = "
            << Member << ";\n";
       else

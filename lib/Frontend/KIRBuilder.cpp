@@ -837,6 +837,11 @@ private:
     return false;
   }
 
+  static constexpr const char *AtomicNames[] = {
+      "atomic_add", "atomic_sub", "atomic_mul",      "atomic_min",
+      "atomic_max", "atomic_and", "atomic_or",       "atomic_xor",
+      "atomic_exchange", "atomic_compare_exchange"};
+
   /// `qd::atomic_<op>(s, e);` as a statement (add, sub, mul, min, max, and,
   /// or, xor), s a local: a reduction of s when the loop is parallel.
   void noteStatementAtomic(const clang::Stmt *S, const clang::Stmt *Parent) {
@@ -866,6 +871,14 @@ private:
     using Access = kir::LoopAccess;
     if (auto It = StatementAtomics.find(Ref); It != StatementAtomics.end())
       return {Access::Reduce, It->second};
+    // An atomic whose old value is used (`out[qd::atomic_add(n, 1)] = i`).
+    if (const auto *Call = dyn_cast_or_null<clang::CallExpr>(Parent))
+      if (Call->getNumArgs() >= 2 &&
+          Call->getArg(0)->IgnoreParens() == Ref &&
+          llvm::any_of(AtomicNames, [&](const char *Name) {
+            return isQdFunction(Call->getDirectCallee(), Name);
+          }))
+        return {Access::Atomic, {}};
     if (const auto *Cast = dyn_cast_or_null<clang::ImplicitCastExpr>(Parent)) {
       if (Cast->getCastKind() == clang::CK_LValueToRValue)
         return {Access::Read, {}};

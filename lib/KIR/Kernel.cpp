@@ -9,6 +9,8 @@
 
 #include "qdc/KIR/Kernel.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
@@ -124,6 +126,13 @@ const LoopAccess *Stmt::findReduction(unsigned DeclId,
         A.VarIndex == VarIndex)
       return &A;
   return nullptr;
+}
+
+bool Stmt::hasAtomic(unsigned DeclId, unsigned VarIndex) const {
+  return llvm::any_of(Accesses, [&](const LoopAccess &A) {
+    return A.What == LoopAccess::Atomic && A.DeclId == DeclId &&
+           A.VarIndex == VarIndex;
+  });
 }
 
 llvm::StringRef qdc::kir::getTaskKindName(TaskKind K) {

@@ -117,7 +117,7 @@ private:
       for (const LoopAccess &A : User->Accesses) {
         if (A.DeclId != Decl.Id)
           continue;
-        if (A.What == LoopAccess::Write)
+        if (A.What == LoopAccess::Write || A.What == LoopAccess::Atomic)
           return false;
         if (A.What == LoopAccess::Read) {
           Reads = true;
@@ -166,6 +166,9 @@ private:
       case LoopAccess::Reduce:
         checkReduction(L, A, *V);
         break;
+      case LoopAccess::Atomic:
+        checkAtomic(L, A, *V);
+        break;
       }
     }
   }
@@ -188,6 +191,24 @@ private:
           << getReduceOpSpelling(A.Op);
       Diags.report(DiagID::note_scalar_reduced_here, First->Loc) << V.Name;
     }
+  }
+
+  /// An atomic whose old value the loop uses updates the scalar's memory
+  /// itself: of a type GPUs update atomically, and neither read plainly nor
+  /// reduced in the same loop (a read would race with the atomics; a
+  /// reduction's private accumulators would not show in the old values).
+  void checkAtomic(const Stmt &L, const LoopAccess &A, const LocalVar &V) {
+    if (!isReducible(V)) {
+      Diags.report(DiagID::err_scalar_reduce_type, A.Loc) << V.Name << V.Type;
+      return;
+    }
+    for (const LoopAccess &Other : L.Accesses)
+      if (Other.DeclId == A.DeclId && Other.VarIndex == A.VarIndex &&
+          (Other.What == LoopAccess::Read || Other.What == LoopAccess::Reduce)) {
+        Diags.report(DiagID::err_scalar_atomic_mixed, Other.Loc)
+            << V.Name << (Other.What == LoopAccess::Read ? "read" : "reduce");
+        return;
+      }
   }
 
   void setDeviceBounds(Stmt &L) {

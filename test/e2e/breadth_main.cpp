@@ -151,6 +151,26 @@ int main() {
       return Rows[Row];
     });
   }
+  {
+    constexpr int CompactN = 100000; // as in breadth.qd
+    std::vector<int32_t> In(CompactN);
+    std::vector<int32_t> Want;
+    for (int I = 0; I < CompactN; ++I) {
+      In[I] = (I * 7919) % 1000;
+      if (In[I] % 3 == 0)
+        Want.push_back(I);
+    }
+    breadth::compact_in.copy_from(In);
+    breadth::compact_out.fill(-1);
+    int32_t Count = breadth::compact(5);
+    std::vector<int32_t> Out = breadth::compact_out.to_vector();
+    std::vector<int32_t> Got(Out.begin() + 5,
+                             Out.begin() + std::min<size_t>(Count, Out.size()));
+    std::sort(Got.begin(), Got.end());
+    C.that("compact count", Count == 5 + int32_t(Want.size()));
+    C.that("compact slots", Got == Want && Out[4] == -1 &&
+                                (size_t(Count) >= Out.size() || Out[Count] == -1));
+  }
   breadth::promotion(0.25f, 3);
   {
     const double Want[] = {2.5 + 4.0 + 5.5, 3.0, 0.5, -7.0, 6.0, 5.5, 0, 0};

@@ -166,6 +166,8 @@ struct LoopAccess {
   enum Kind {
     Read,   ///< its value is read
     Reduce, ///< `s op= e`, or `qd::atomic_op(s, e);` with the result unused
+    Atomic, ///< `qd::atomic_op(s, e)` whose old value is used: s itself
+            ///< is updated, in the call's memory, at once
     Write   ///< anything else: assigned, incremented, address taken...
   };
   unsigned DeclId;   ///< the local statement declaring it
@@ -242,6 +244,8 @@ struct Stmt {
   bool BoundsReadMemory = false;
   /// A loop's reduction of variable VarIndex of local statement DeclId.
   const LoopAccess *findReduction(unsigned DeclId, unsigned VarIndex) const;
+  /// Whether this loop updates the local by an atomic whose value it uses.
+  bool hasAtomic(unsigned DeclId, unsigned VarIndex) const;
   std::string IndexType; ///< the index variable's type, e.g. "int"
   llvm::SmallVector<std::string, 2> IndexVars;
   llvm::SmallVector<Extent, 2> Extents;
