@@ -554,5 +554,8 @@ std::string codegen::rewriteModule(const Module &M, const TargetHooks &T,
 
 std::string codegen::generateDeviceSource(const Module &M, const TargetHooks &T,
                                           llvm::StringRef InputPath) {
-  return T.getBanner(M.SourceFile) + rewriteModule(M, T, InputPath);
+  // The C math library's device versions, before the user's #includes.
+  std::string CMath =
+      M.UsesCMath ? "#include <qd/detail/device_cmath.h>\n" : std::string();
+  return T.getBanner(M.SourceFile) + CMath + rewriteModule(M, T, InputPath);
 }

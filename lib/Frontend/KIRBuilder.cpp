@@ -1006,6 +1006,7 @@ public:
 
   kir::Module take() {
     M.ImplicitDeviceFunctions = Rules.getImplicitDeviceFunctionStarts();
+    M.UsesCMath = Rules.usesCMath();
     M.Records = Rules.takeRecords();
     M.UsesAsserts = isQdDetailReferenced("assert_check_") ||
                     isGlobalReferenced("__assert_fail");

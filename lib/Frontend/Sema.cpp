@@ -97,6 +97,36 @@ static bool isMathLibraryName(llvm::StringRef Name) {
                                  Math.contains(Name.drop_back()));
 }
 
+/// Whether qd/detail/device_cmath.h gives Callee, a C math function, a
+/// device version: `expf`, `exp` and `std::exp(float)` of the functions
+/// with a qd:: version and of those the compiler does itself, on float
+/// and double (not long double, and not libstdc++'s templates for integer
+/// arguments).
+static bool hasDeviceCMath(const clang::FunctionDecl *Callee) {
+  static const llvm::StringSet<> Names = {
+      "cbrt",  "exp",   "exp2", "expm1", "log",   "log2",  "log10", "log1p",
+      "sin",   "cos",   "tan",  "asin",  "acos",  "atan",  "sinh",  "cosh",
+      "tanh",  "erf",   "round", "pow",  "atan2", "fmod",  "hypot", "sqrt",
+      "floor", "ceil",  "trunc", "fabs", "fmin",  "fmax",  "fma"};
+  if (Callee->getPrimaryTemplate() || Callee->isVariadic())
+    return false;
+  llvm::StringRef Name = Callee->getName();
+  bool Float = !Names.contains(Name) && Name.ends_with("f") &&
+               Names.contains(Name.drop_back());
+  if (!Float && !Names.contains(Name))
+    return false;
+  auto IsFloating = [](clang::QualType T) {
+    const auto *B = T.getCanonicalType()->getAs<clang::BuiltinType>();
+    return B && (B->getKind() == clang::BuiltinType::Float ||
+                 B->getKind() == clang::BuiltinType::Double);
+  };
+  if (!IsFloating(Callee->getReturnType()))
+    return false;
+  return llvm::all_of(Callee->parameters(), [&](const clang::ParmVarDecl *P) {
+    return IsFloating(P->getType());
+  });
+}
+
 /// C library functions (Clang builtins) that device code may call: memory
 /// copies and fills become LLVM intrinsics, printf the GPU's own.
 static bool isDeviceLibraryBuiltin(llvm::StringRef Name) {
@@ -176,10 +206,16 @@ void Sema::checkDeviceNode(const clang::Stmt *S) {
       Callee->getIdentifier() ? Callee->getName() : llvm::StringRef();
   bool Std = Callee->isInStdNamespace() ||
              Callee->getDeclContext()->getRedeclContext()->isTranslationUnit();
-  if (InLibrary && Std && isMathLibraryName(Name)) {
-    Diags.report(DiagID::err_device_libm, Src.getLoc(S->getBeginLoc()))
-        << Callee->getQualifiedNameAsString();
-    return;
+  if (InLibrary && Std && (isMathLibraryName(Name) || isNativeMath(Name))) {
+    if (hasDeviceCMath(Callee)) {
+      UsesCMath = true;
+      return;
+    }
+    if (isMathLibraryName(Name)) {
+      Diags.report(DiagID::err_device_libm, Src.getLoc(S->getBeginLoc()))
+          << Callee->getQualifiedNameAsString();
+      return;
+    }
   }
   if (unsigned ID = Callee->getBuiltinID()) {
     if (Ctx.BuiltinInfo.isPredefinedLibFunction(ID) &&

@@ -108,6 +108,8 @@ public:
   /// device code calls start (without QD_FUNC): the device compile makes
   /// them host and device.
   std::vector<unsigned> getImplicitDeviceFunctionStarts() const;
+  /// Whether device code calls the C math library.
+  bool usesCMath() const { return UsesCMath; }
 
   /// qdc's own walks over the AST stop at MaxNesting levels: false (and an
   /// error, the first time) when S, at Depth, is deeper.
@@ -123,6 +125,7 @@ private:
   DiagEngine &Diags;
   bool CheckDeviceCode;
   bool ReportedNesting = false;
+  bool UsesCMath = false;
   llvm::SetVector<const clang::CXXRecordDecl *> Records;
   /// The user's functions device code calls whose bodies were checked.
   llvm::SetVector<const clang::FunctionDecl *> CheckedCallees;

@@ -171,6 +171,30 @@ int main() {
     C.that("compact slots", Got == Want && Out[4] == -1 &&
                                 (size_t(Count) >= Out.size() || Out[Count] == -1));
   }
+  breadth::c_math(1.25f, 2.5);
+  {
+    float X = 1.25f;
+    double Y = 2.5;
+    const double Want[] = {std::exp(X),
+                           std::exp(X),
+                           std::exp(Y),
+                           std::exp(Y),
+                           std::pow(X, 2.5f),
+                           std::pow(Y, 1.5),
+                           2 * std::sqrt(X),
+                           std::sqrt(Y) + Y + X,
+                           0.5 + 3.0 + 1.25,
+                           std::atan2(X, 2.0f) + std::atan2(Y, 2.0),
+                           std::log(X) + std::log(Y) + std::log10(Y) + std::log2(X),
+                           std::sin(X) + std::cos(Y) + std::tanh(X) + std::erf(Y),
+                           std::hypot(X, 4.0f) + std::fmod(Y, 0.75) + std::cbrt(X),
+                           3 + 3 - 1 + 3,
+                           X * 2 + 1 + Y * Y + 1,
+                           std::expm1(Y) + std::log1p(X) + std::exp2(X) +
+                               std::asin(0.5f)};
+    C.all("c_math", breadth::cmath_out.to_vector(),
+          [&](size_t I) { return Want[I]; }, 1e-5);
+  }
   breadth::promotion(0.25f, 3);
   {
     const double Want[] = {2.5 + 4.0 + 5.5, 3.0, 0.5, -7.0, 6.0, 5.5, 0, 0};

@@ -398,7 +398,7 @@ class Gen:
         return Expr('int32_t', f'int32_t(uint32_t({{0}}) % {size}u)',
                     [self.expr(t, sc, min(depth - 1, 1))], fixed=True)
 
-    def element(self, acc, sc, depth):
+    def element(self, acc, sc, depth, vec_index=False):
         """An lvalue Expr for an element of acc (its own one when fixed)."""
         shape = acc.shape()
         fixed = acc.fixed or []
@@ -409,9 +409,13 @@ class Gen:
             fmt = f'{acc.ref}()'
         elif len(shape) == 1:
             fmt = f'{acc.ref}[{holes[0]}]'
-        elif self.f['vec_index'] and self.chance(0.3):
-            fmt = (acc.ref + '[qd::vec<int64_t, %d>{{' % len(shape) + ', '.join(holes)
-                   + '}}]')
+        elif vec_index and self.f['vec_index'] and self.chance(0.4):
+            # Only where a statement starts (writes, atomics): inside an
+            # expression, g++ reads `int16_t(uint32_t(f[qd::vec<...>{...}]))`
+            # as the type of a function taking an array f, and refuses the
+            # reference program.
+            fmt = acc.ref + '[qd::vec<int64_t, %d>{{' % len(shape) + ', '.join(holes) + '}}]'
+
         else:
             fmt = f'{acc.ref}({", ".join(holes)})'
         return Expr(acc.array.elem, fmt, kids, fixed=True)
@@ -472,7 +476,7 @@ class Gen:
         return v
 
     def write(self, acc, sc, depth):
-        lhs = self.element(acc, sc, depth)
+        lhs = self.element(acc, sc, depth, vec_index=True)
         return Assign(lhs, self.store_value(acc.array.elem, sc, depth, lhs))
 
     def reduction(self, sc, depth):
@@ -506,7 +510,7 @@ class Gen:
         v = self.expr(ty, sc, depth)
         if is_signed(ty) and op in ('add', 'sub'):
             v = Expr(ty, f'{ty}({{0}} % 1000)', [v], fixed=True)
-        el = self.element(acc, sc, depth)
+        el = self.element(acc, sc, depth, vec_index=True)
         return Call(Expr(ty, f'qd::atomic_{op}({{0}}, {{1}})', [el, v], fixed=True))
 
     def body(self, sc, n, depth, nest=0):

@@ -470,6 +470,9 @@ struct Module {
   /// Where the declarations of the user's functions that device code calls
   /// without QD_FUNC start in Source: GPU code makes them host and device.
   std::vector<unsigned> ImplicitDeviceFunctions;
+  /// Device code calls the C math library (`expf`, `std::exp`, `sqrtf`):
+  /// GPU code includes its device versions (qd/detail/device_cmath.h).
+  bool UsesCMath = false;
 };
 
 /// Calls F on S and every statement nested in its blocks, in pre-order.

@@ -1,0 +1,126 @@
+//===- qd/detail/device_cmath.h - The C math library on GPUs ----*- C++ -*-===//
+//
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Device versions of the C math functions (`expf`, `exp`, `std::exp`,
+// `sqrtf`, ...), as CUDA's own headers give nvcc's users, computed by the
+// qd:: functions (qd/detail/kernel.h) or the compiler's builtins. qdc
+// includes it at the top of a GPU compile when the module's device code
+// calls one of them (a module that does not keeps names such as `log` free
+// for its own globals). Not for users.
+//
+// The order is Clang's own for CUDA: the device declarations come first,
+// so that <cmath>'s `using ::exp;` brings the device ::exp(double) into
+// std, and so that libstdc++'s constexpr `std::exp(float)` stays a host
+// function beside the device one declared here (Clang accepts that only
+// when the device one is in a system header, as this one is).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QD_DETAIL_DEVICE_CMATH_H
+#define QD_DETAIL_DEVICE_CMATH_H
+
+#pragma clang system_header
+
+#ifndef QD_DEVICE_FN
+#error "include a GPU prelude, not qd/detail/device_cmath.h"
+#endif
+
+#define QD_CMATH_FN_ static __device__ __attribute__((always_inline)) inline
+
+// The functions with a qd:: version (math_list.h), then those the compiler
+// does itself.
+#define QD_CMATH_QD_1_(X) QD_MATH_LIBRARY_1_(X)
+#define QD_CMATH_QD_2_(X) QD_MATH_LIBRARY_2_(X)
+#define QD_CMATH_BUILTIN_1_(X) X(sqrt) X(floor) X(ceil) X(trunc) X(fabs)
+#define QD_CMATH_BUILTIN_2_(X) X(fmin) X(fmax)
+
+#define QD_CMATH_DECLARE_1_(name)                                              \
+  QD_CMATH_FN_ float name##f(float);                                           \
+  QD_CMATH_FN_ double name(double);                                            \
+  namespace std {                                                              \
+  QD_CMATH_FN_ float name(float);                                              \
+  }
+#define QD_CMATH_DECLARE_2_(name)                                              \
+  QD_CMATH_FN_ float name##f(float, float);                                    \
+  QD_CMATH_FN_ double name(double, double);                                    \
+  namespace std {                                                              \
+  QD_CMATH_FN_ float name(float, float);                                       \
+  }
+QD_CMATH_QD_1_(QD_CMATH_DECLARE_1_)
+QD_CMATH_BUILTIN_1_(QD_CMATH_DECLARE_1_)
+QD_CMATH_QD_2_(QD_CMATH_DECLARE_2_)
+QD_CMATH_BUILTIN_2_(QD_CMATH_DECLARE_2_)
+QD_CMATH_FN_ float fmaf(float, float, float);
+QD_CMATH_FN_ double fma(double, double, double);
+namespace std {
+QD_CMATH_FN_ float fma(float, float, float);
+}
+#undef QD_CMATH_DECLARE_1_
+#undef QD_CMATH_DECLARE_2_
+
+#include <cmath>
+
+#define QD_CMATH_DEFINE_1_(name, how)                                          \
+  QD_CMATH_FN_ float name##f(float x) { return how(x); }                       \
+  QD_CMATH_FN_ double name(double x) { return how(x); }                        \
+  namespace std {                                                              \
+  QD_CMATH_FN_ float name(float x) { return how(x); }                          \
+  }
+#define QD_CMATH_DEFINE_2_(name, how)                                          \
+  QD_CMATH_FN_ float name##f(float x, float y) { return how(x, y); }           \
+  QD_CMATH_FN_ double name(double x, double y) { return how(x, y); }           \
+  namespace std {                                                              \
+  QD_CMATH_FN_ float name(float x, float y) { return how(x, y); }              \
+  }
+#define QD_CMATH_BY_QD_1_(name) QD_CMATH_DEFINE_1_(name, ::qd::name)
+#define QD_CMATH_BY_QD_2_(name) QD_CMATH_DEFINE_2_(name, ::qd::name)
+QD_CMATH_QD_1_(QD_CMATH_BY_QD_1_)
+QD_CMATH_QD_2_(QD_CMATH_BY_QD_2_)
+// The builtins, which every GPU target compiles to its own instructions.
+QD_CMATH_FN_ float sqrtf(float x) { return __builtin_sqrtf(x); }
+QD_CMATH_FN_ double sqrt(double x) { return __builtin_sqrt(x); }
+QD_CMATH_FN_ float floorf(float x) { return __builtin_floorf(x); }
+QD_CMATH_FN_ double floor(double x) { return __builtin_floor(x); }
+QD_CMATH_FN_ float ceilf(float x) { return __builtin_ceilf(x); }
+QD_CMATH_FN_ double ceil(double x) { return __builtin_ceil(x); }
+QD_CMATH_FN_ float truncf(float x) { return __builtin_truncf(x); }
+QD_CMATH_FN_ double trunc(double x) { return __builtin_trunc(x); }
+QD_CMATH_FN_ float fabsf(float x) { return __builtin_fabsf(x); }
+QD_CMATH_FN_ double fabs(double x) { return __builtin_fabs(x); }
+QD_CMATH_FN_ float fminf(float x, float y) { return __builtin_fminf(x, y); }
+QD_CMATH_FN_ double fmin(double x, double y) { return __builtin_fmin(x, y); }
+QD_CMATH_FN_ float fmaxf(float x, float y) { return __builtin_fmaxf(x, y); }
+QD_CMATH_FN_ double fmax(double x, double y) { return __builtin_fmax(x, y); }
+QD_CMATH_FN_ float fmaf(float x, float y, float z) {
+  return __builtin_fmaf(x, y, z);
+}
+QD_CMATH_FN_ double fma(double x, double y, double z) {
+  return __builtin_fma(x, y, z);
+}
+namespace std {
+QD_CMATH_FN_ float sqrt(float x) { return __builtin_sqrtf(x); }
+QD_CMATH_FN_ float floor(float x) { return __builtin_floorf(x); }
+QD_CMATH_FN_ float ceil(float x) { return __builtin_ceilf(x); }
+QD_CMATH_FN_ float trunc(float x) { return __builtin_truncf(x); }
+QD_CMATH_FN_ float fabs(float x) { return __builtin_fabsf(x); }
+QD_CMATH_FN_ float fmin(float x, float y) { return __builtin_fminf(x, y); }
+QD_CMATH_FN_ float fmax(float x, float y) { return __builtin_fmaxf(x, y); }
+QD_CMATH_FN_ float fma(float x, float y, float z) {
+  return __builtin_fmaf(x, y, z);
+}
+} // namespace std
+
+#undef QD_CMATH_DEFINE_1_
+#undef QD_CMATH_DEFINE_2_
+#undef QD_CMATH_BY_QD_1_
+#undef QD_CMATH_BY_QD_2_
+#undef QD_CMATH_QD_1_
+#undef QD_CMATH_QD_2_
+#undef QD_CMATH_BUILTIN_1_
+#undef QD_CMATH_BUILTIN_2_
+#undef QD_CMATH_FN_
+
+#endif // QD_DETAIL_DEVICE_CMATH_H
