@@ -19,11 +19,30 @@ using namespace qd;
 using namespace qd::rt;
 
 
+namespace {
+thread_local unsigned CpuReplays = 0;
+} // namespace
+
+CpuReplay::CpuReplay() { ++CpuReplays; }
+CpuReplay::~CpuReplay() { --CpuReplays; }
+
+void CpuReplay::checkNoWait(const char *What) {
+  if (CpuReplays)
+    throw Error(std::string(What) +
+                ": waits on the host inside a function given to qd::capture, "
+                "which a GPU's stream capture refuses (the CPU backend "
+                "refuses it too)");
+}
+
 Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
   CallGuard Guard;
   Runtime &R = current();
   Device &D = R.device();
   void *H = detail::stream_handle(S, "qd::capture");
+  // Checked on every backend, so that what works on the CPU works on GPUs.
+  if (!H)
+    throw Error("qd::capture: the default stream cannot be captured; "
+                "capture on a stream from qd::create_stream()");
   Graph G;
   G.generation_ = R.generation();
   G.live_ = true;
@@ -31,9 +50,6 @@ Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
     G.replay_ = Fn;
     return G;
   }
-  if (!H)
-    throw Error("qd::capture: the default stream cannot be captured; "
-                "capture on a stream from qd::create_stream()");
   D.beginCapture(H);
   // The modules whose kernels Fn records: a replay launches them.
   R.captureBegin(H);
@@ -90,8 +106,10 @@ void Graph::launch(const Stream &S) const {
     throw Error("qd::Graph::launch: the graph belongs to a runtime that was "
                 "reset");
   void *H = detail::stream_handle(S, "qd::Graph::launch");
-  if (replay_)
+  if (replay_) {
+    CpuReplay Replay;
     return replay_();
+  }
   R->noteGraphLaunch(handle_, H);
   R->device().launchGraph(handle_, H);
 }

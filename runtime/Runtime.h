@@ -79,6 +79,20 @@ private:
 
 class Runtime;
 
+/// The CPU backend's stand-in for a graph replays the captured function;
+/// while it runs, what a GPU's stream capture refuses (waiting on the
+/// host) is refused here too, so that a program that works on the CPU
+/// works on a GPU. Defined in Graph.cpp.
+class CpuReplay {
+public:
+  CpuReplay();
+  ~CpuReplay();
+  CpuReplay(const CpuReplay &) = delete;
+  CpuReplay &operator=(const CpuReplay &) = delete;
+  /// Throws qd::Error "<What>: ..." inside a replay on this thread.
+  static void checkNoWait(const char *What);
+};
+
 /// The graphs of QD_GRAPH kernels, one per (module, kernel) for the
 /// runtime's device, recorded on the first call and again when a task's
 /// iteration count changes (the launch geometry), replayed otherwise with

@@ -25,15 +25,13 @@
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
+#include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Lex/PreprocessorOptions.h"
 
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
-
-#include <unistd.h>
 
 using namespace qdc;
 
@@ -96,34 +94,44 @@ private:
 
 /// Ends a macro-expansion bomb (`#define A1 A0 A0`, and so on 40 levels:
 /// 2^40 tokens) early: past MaxExpansions expansions in one compile, the
-/// error is reported where the expansion stands in the user's file and qdc
-/// ends (exit code 1, its temporaries removed), before Clang's record of
-/// every expansion fills the memory. Clang itself has no such limit. The
+/// error is reported where the expansion stands in the user's file, every
+/// macro is undefined (what is left of the expansion is a few plain
+/// identifiers) and every later diagnostic suppressed, before Clang's
+/// record of every expansion fills the memory. Clang itself has no such
+/// limit. The
 /// limit is far above what real code reaches: test/e2e/language.qd, with
 /// <qd/qd.h> and the C++ library's headers, expands macros 3,498 times.
 class MacroExpansionGuard : public clang::PPCallbacks {
 public:
   static constexpr uint64_t MaxExpansions = uint64_t(1) << 22;
 
-  MacroExpansionGuard(clang::SourceManager &SM, DiagEngine &Diags)
-      : SM(SM), Diags(Diags) {}
+  MacroExpansionGuard(clang::Preprocessor &PP, DiagEngine &Diags)
+      : PP(PP), Diags(Diags) {}
 
   void MacroExpands(const clang::Token &, const clang::MacroDefinition &,
                     clang::SourceRange Range, const clang::MacroArgs *) override {
-    if (++Count <= MaxExpansions)
+    if (++Count != MaxExpansions + 1)
       return;
+    const clang::SourceManager &SM = PP.getSourceManager();
     clang::SourceLocation Loc = SM.getExpansionLoc(Range.getBegin());
     SourceLoc At{SM.getFilename(Loc).str(), SM.getExpansionLineNumber(Loc),
                  SM.getExpansionColumnNumber(Loc)};
     Diags.report(DiagID::err_macro_expansions, At)
         << std::to_string(MaxExpansions);
-    Diags.flush();
-    llvm::sys::RunInterruptHandlers();
-    _exit(1);
+    Diags.flush(); // printed before everything after is suppressed
+    PP.getDiagnostics().setSuppressAllDiagnostics(true);
+    std::vector<clang::IdentifierInfo *> Names;
+    for (const auto &[Name, State] : PP.macros())
+      Names.push_back(const_cast<clang::IdentifierInfo *>(Name));
+    for (clang::IdentifierInfo *Name : Names)
+      if (PP.getMacroInfo(Name))
+        PP.appendMacroDirective(
+            Name, new (PP.getPreprocessorAllocator())
+                      clang::UndefMacroDirective(Loc));
   }
 
 private:
-  clang::SourceManager &SM;
+  clang::Preprocessor &PP;
   DiagEngine &Diags;
   uint64_t Count = 0;
 };
@@ -141,7 +149,7 @@ protected:
     CI.getPreprocessor().addPPCallbacks(std::make_unique<LineNumberGuard>(
         CI.getSourceManager(), CI.getDiagnostics(), Diags));
     CI.getPreprocessor().addPPCallbacks(
-        std::make_unique<MacroExpansionGuard>(CI.getSourceManager(), Diags));
+        std::make_unique<MacroExpansionGuard>(CI.getPreprocessor(), Diags));
     return std::make_unique<KIRConsumer>(CI, Diags, Out, CheckDeviceCode);
   }
 

@@ -117,6 +117,22 @@ int main() {
       Refused = true;
     }
     Ok.that("a destroyed graph is refused", Refused);
+    // Waiting on the host inside the captured function is refused on every
+    // backend: at the capture on GPUs, at the replay on the CPU.
+    std::string Why;
+    try {
+      qd::Graph W = qd::capture(G1, [&] {
+        (void)streams::first_value(Y, qd::on(G1));
+      });
+      W.launch(G1);
+    } catch (const qd::Error &Err) {
+      Why = Err.what();
+    }
+    G1.synchronize();
+    Ok.that("a captured kernel that returns a value is refused",
+            !Why.empty());
+    Ok.that("the stream works after a refused capture",
+            streams::first_value(Y, qd::on(G1)) == Y.to_vector()[0]);
   }
 
   // Rule 6 at launch: group 1 reads x while group 2 writes z; two views of

@@ -197,6 +197,45 @@ TEST_F(CpuRuntimeTest, KernelResultsElementByElement) {
     ASSERT_EQ(Out[I], 2.0f * Xs[I] + Ys[I]) << "at " << I;
 }
 
+// qd::capture's rules hold on the CPU as on GPUs (runtime.md, "Graphs"):
+// the default stream cannot be captured, and the captured function must not
+// wait on the host; the replay still runs what it may.
+TEST_F(CpuRuntimeTest, CaptureRulesAsOnGpus) {
+  try {
+    qd::capture(qd::Stream(), [] {});
+    ADD_FAILURE() << "the default stream was captured";
+  } catch (const qd::Error &E) {
+    EXPECT_STREQ(E.what(), "qd::capture: the default stream cannot be "
+                           "captured; capture on a stream from "
+                           "qd::create_stream()");
+  }
+  qd::Stream S = qd::create_stream();
+  int Runs = 0;
+  qd::Graph Good = qd::capture(S, [&] { ++Runs; });
+  Good.launch(S);
+  Good.launch(S);
+  EXPECT_EQ(Runs, 2);
+  qd::Graph Waits = qd::capture(S, [&] {
+    ++Runs;
+    S.synchronize();
+  });
+  try {
+    Waits.launch(S);
+    ADD_FAILURE() << "a captured function waited on the host";
+  } catch (const qd::Error &E) {
+    EXPECT_STREQ(E.what(), "qd::Stream::synchronize: waits on the host inside "
+                           "a function given to qd::capture, which a GPU's "
+                           "stream capture refuses (the CPU backend refuses "
+                           "it too)");
+  }
+  qd::Graph Syncs = qd::capture(S, [] { qd::sync(); });
+  EXPECT_THROW(Syncs.launch(S), qd::Error);
+  // Outside a replay, waiting works again.
+  S.synchronize();
+  qd::sync();
+  EXPECT_EQ(Runs, 3);
+}
+
 /// Records, per call, the calling thread and the chunk's size.
 static std::mutex ChunkMutex;
 static std::set<std::thread::id> ChunkThreads;
