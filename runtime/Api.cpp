@@ -76,7 +76,7 @@ bool qd::graph_loops_on_device() {
 }
 void qd::reset() { shutdown(); }
 void qd::sync() {
-  CpuReplay::checkNoWait("qd::sync");
+  CaptureScope::checkNoWait("qd::sync");
   CallGuard Guard;
   Runtime &R = current();
   uint64_t Mark = R.launchMark();
@@ -132,7 +132,7 @@ Stream &Stream::operator=(Stream &&O) noexcept {
 void Stream::synchronize() const {
   if (!live_)
     return qd::sync();
-  CpuReplay::checkNoWait("qd::Stream::synchronize");
+  CaptureScope::checkNoWait("qd::Stream::synchronize");
   CallGuard Guard;
   Runtime *R = runtimeOf(generation_);
   if (!R)

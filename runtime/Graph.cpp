@@ -20,18 +20,17 @@ using namespace qd::rt;
 
 
 namespace {
-thread_local unsigned CpuReplays = 0;
+thread_local unsigned CaptureDepth = 0;
 } // namespace
 
-CpuReplay::CpuReplay() { ++CpuReplays; }
-CpuReplay::~CpuReplay() { --CpuReplays; }
+CaptureScope::CaptureScope() { ++CaptureDepth; }
+CaptureScope::~CaptureScope() { --CaptureDepth; }
 
-void CpuReplay::checkNoWait(const char *What) {
-  if (CpuReplays)
+void CaptureScope::checkNoWait(const char *What) {
+  if (CaptureDepth)
     throw Error(std::string(What) +
                 ": waits on the host inside a function given to qd::capture, "
-                "which a GPU's stream capture refuses (the CPU backend "
-                "refuses it too)");
+                "which records work without running it");
 }
 
 Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
@@ -54,6 +53,7 @@ Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
   // The modules whose kernels Fn records: a replay launches them.
   R.captureBegin(H);
   try {
+    CaptureScope Scope;
     Fn();
   } catch (...) {
     R.captureEnd(H, nullptr);
@@ -107,7 +107,7 @@ void Graph::launch(const Stream &S) const {
                 "reset");
   void *H = detail::stream_handle(S, "qd::Graph::launch");
   if (replay_) {
-    CpuReplay Replay;
+    CaptureScope Scope;
     return replay_();
   }
   R->noteGraphLaunch(handle_, H);

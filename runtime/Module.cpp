@@ -166,7 +166,7 @@ qdrt_status qdrt_launch_result(qdrt_module *M, uint32_t Kernel,
   return guarded([&] {
     if (!Result)
       throw qd::Error("qdrt_launch_result: no place for the result");
-    CpuReplay::checkNoWait("a kernel that returns a value");
+    CaptureScope::checkNoWait("a kernel that returns a value");
     launch("qdrt_launch_result", M, Kernel, Args, Iterations, Stream, Result);
   });
 }

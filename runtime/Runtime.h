@@ -79,17 +79,19 @@ private:
 
 class Runtime;
 
-/// The CPU backend's stand-in for a graph replays the captured function;
-/// while it runs, what a GPU's stream capture refuses (waiting on the
-/// host) is refused here too, so that a program that works on the CPU
-/// works on a GPU. Defined in Graph.cpp.
-class CpuReplay {
+/// A function given to qd::capture runs inside one: while the GPU
+/// backends capture it, and while the CPU backend (which has no graphs)
+/// replays it. Waiting on the host there is refused on every backend, by
+/// the runtime before any driver call (a GPU's driver would refuse it too,
+/// and compute-sanitizer count its refusal as an error). Defined in
+/// Graph.cpp.
+class CaptureScope {
 public:
-  CpuReplay();
-  ~CpuReplay();
-  CpuReplay(const CpuReplay &) = delete;
-  CpuReplay &operator=(const CpuReplay &) = delete;
-  /// Throws qd::Error "<What>: ..." inside a replay on this thread.
+  CaptureScope();
+  ~CaptureScope();
+  CaptureScope(const CaptureScope &) = delete;
+  CaptureScope &operator=(const CaptureScope &) = delete;
+  /// Throws qd::Error "<What>: ..." inside a capture scope on this thread.
   static void checkNoWait(const char *What);
 };
 
