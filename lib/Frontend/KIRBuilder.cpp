@@ -871,6 +871,15 @@ private:
     using Access = kir::LoopAccess;
     if (auto It = StatementAtomics.find(Ref); It != StatementAtomics.end())
       return {Access::Reduce, It->second};
+    // The discarded left operand of a comma is at most read; a lambda's
+    // capture by reference is no use by itself (the uses in its body,
+    // walked like any others, say what it does).
+    if (const auto *Comma = dyn_cast_or_null<clang::BinaryOperator>(Parent))
+      if (Comma->getOpcode() == clang::BO_Comma &&
+          Comma->getLHS()->IgnoreParens() == Ref)
+        return {Access::Read, {}};
+    if (isa_and_nonnull<clang::LambdaExpr>(Parent))
+      return {Access::Read, {}};
     // An atomic whose old value is used (`out[qd::atomic_add(n, 1)] = i`).
     if (const auto *Call = dyn_cast_or_null<clang::CallExpr>(Parent))
       if (Call->getNumArgs() >= 2 &&

@@ -659,6 +659,10 @@ bool Sema::addRecord(const clang::CXXRecordDecl *RD, unsigned Depth) {
       return false;
     if (getScalarType(FT, Ctx))
       continue;
+    // qd::vec and qd::mat: trivially copyable aggregates of scalars, which
+    // the generated header sees through <qd/runtime.h>.
+    if (getQdSpecialization(FT, "vec") || getQdSpecialization(FT, "mat"))
+      continue;
     const auto *Inner = FT->getAsCXXRecordDecl();
     if (!Inner || !addRecord(Inner, Depth + 1))
       return false;

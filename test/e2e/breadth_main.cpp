@@ -195,6 +195,31 @@ int main() {
     C.all("c_math", breadth::cmath_out.to_vector(),
           [&](size_t I) { return Want[I]; }, 1e-5);
   }
+  {
+    std::vector<Particle> Ps(8), Want(8);
+    for (int I = 0; I < 8; ++I)
+      Ps[I] = {{float(I), 1, 2}, {0.5f, float(-I), 1}, 1};
+    breadth::particles.copy_from(Ps);
+    Particle P{{1, 2, 3}, {4, 5, 6}, 1.5f};
+    Particle R = breadth::step_particles(P, 0.25f);
+    for (int I = 0; I < 8; ++I) {
+      Want[I] = Ps[I];
+      for (int C = 0; C < 3; ++C) {
+        Want[I].vel[C] = Ps[I].vel[C] + P.vel[C] * 0.25f;
+        Want[I].pos[C] = Ps[I].pos[C] + Want[I].vel[C] * (0.25f * 3.0f);
+      }
+      Want[I].m = float(I);
+    }
+    std::vector<Particle> Got = breadth::particles.to_vector();
+    bool Same = true;
+    for (int I = 0; I < 8; ++I)
+      for (int C = 0; C < 3; ++C)
+        Same = Same && std::fabs(Got[I].pos[C] - Want[I].pos[C]) < 1e-5f &&
+               Got[I].vel[C] == Want[I].vel[C] && Got[I].m == Want[I].m;
+    C.that("struct with vec members", Same);
+    C.that("struct return", R.pos.x == 5 && R.pos.z == 9 && R.m == 1.5f &&
+                                R.vel.y == 5);
+  }
   breadth::promotion(0.25f, 3);
   {
     const double Want[] = {2.5 + 4.0 + 5.5, 3.0, 0.5, -7.0, 6.0, 5.5, 0, 0};
