@@ -108,9 +108,28 @@ static bool hasDeviceCMath(const clang::FunctionDecl *Callee) {
       "sin",   "cos",   "tan",  "asin",  "acos",  "atan",  "sinh",  "cosh",
       "tanh",  "erf",   "round", "pow",  "atan2", "fmod",  "hypot", "sqrt",
       "floor", "ceil",  "trunc", "fabs", "fmin",  "fmax",  "fma"};
-  if (Callee->getPrimaryTemplate() || Callee->isVariadic())
+  if (Callee->isVariadic())
     return false;
   llvm::StringRef Name = Callee->getName();
+  // libstdc++'s templates for integer and mixed arguments (`std::exp(int)`,
+  // `std::pow(float, int)`), of the functions with a qd:: version.
+  if (Callee->getPrimaryTemplate()) {
+    static const llvm::StringSet<> Promoted = {
+        "cbrt", "exp",  "exp2", "expm1", "log",   "log2", "log10", "log1p",
+        "sin",  "cos",  "tan",  "asin",  "acos",  "atan", "sinh",  "cosh",
+        "tanh", "erf",  "round", "pow",  "atan2", "fmod", "hypot"};
+    const auto *R =
+        Callee->getReturnType().getCanonicalType()->getAs<clang::BuiltinType>();
+    return Callee->isInStdNamespace() && Promoted.contains(Name) && R &&
+           R->getKind() == clang::BuiltinType::Double &&
+           llvm::all_of(Callee->parameters(), [](const clang::ParmVarDecl *P) {
+             const auto *B = P->getType()
+                                 .getCanonicalType()
+                                 ->getAs<clang::BuiltinType>();
+             return B && B->getKind() != clang::BuiltinType::LongDouble &&
+                    (B->isInteger() || B->isFloatingPoint());
+           });
+  }
   bool Float = !Names.contains(Name) && Name.ends_with("f") &&
                Names.contains(Name.drop_back());
   if (!Float && !Names.contains(Name))

@@ -220,6 +220,16 @@ int main() {
     C.that("struct return", R.pos.x == 5 && R.pos.z == 9 && R.m == 1.5f &&
                                 R.vel.y == 5);
   }
+  breadth::c_math_int(1.5f, 3);
+  {
+    float X = 1.5f;
+    int N = 3;
+    const double Want[] = {std::exp(N), std::pow(X, 2),
+                           std::pow(2, N) + std::atan2(N, 2.0f),
+                           std::log(long(N + 1)) + std::hypot(X, N)};
+    C.all("c_math_int", breadth::cmath_int.to_vector(),
+          [&](size_t I) { return Want[I]; }, 1e-12);
+  }
   breadth::promotion(0.25f, 3);
   {
     const double Want[] = {2.5 + 4.0 + 5.5, 3.0, 0.5, -7.0, 6.0, 5.5, 0, 0};

@@ -113,6 +113,32 @@ QD_CMATH_FN_ float fma(float x, float y, float z) {
 }
 } // namespace std
 
+// libstdc++'s templates for other arithmetic arguments (`std::exp(int)`,
+// `std::pow(float, int)`): double, or the two arguments' common floating
+// type, as the C++ standard says.
+namespace std {
+#define QD_CMATH_PROMOTED_1_(name)                                             \
+  template <typename T>                                                        \
+  QD_CMATH_FN_ typename enable_if<is_integral<T>::value, double>::type name(   \
+      T x) {                                                                   \
+    return ::qd::name(double(x));                                              \
+  }
+#define QD_CMATH_PROMOTED_2_(name)                                             \
+  template <typename T, typename U>                                            \
+  QD_CMATH_FN_ typename enable_if<                                             \
+      is_arithmetic<T>::value && is_arithmetic<U>::value &&                    \
+          !(is_same<T, U>::value && is_floating_point<T>::value),              \
+      decltype(double() + T() + U())>::type                                    \
+  name(T x, U y) {                                                             \
+    using R = decltype(double() + T() + U());                                  \
+    return ::qd::name(R(x), R(y));                                             \
+  }
+QD_MATH_LIBRARY_1_(QD_CMATH_PROMOTED_1_)
+QD_MATH_LIBRARY_2_(QD_CMATH_PROMOTED_2_)
+#undef QD_CMATH_PROMOTED_1_
+#undef QD_CMATH_PROMOTED_2_
+} // namespace std
+
 #undef QD_CMATH_DEFINE_1_
 #undef QD_CMATH_DEFINE_2_
 #undef QD_CMATH_BY_QD_1_
