@@ -366,6 +366,45 @@ static llvm::Error checkValues(llvm::ArrayRef<const char *> Argv) {
   return llvm::Error::success();
 }
 
+/// "unknown argument" for Left, what CLI11 left of an argument, named as
+/// the user wrote it: a single-dash word whose first letters are a short
+/// option (`-verify`, `-ccbin`) leaves only its end (`-erify`, `-bin`).
+/// With the nearest option name, when one is close.
+static llvm::Error reportUnknown(llvm::StringRef Left,
+                                 llvm::ArrayRef<const char *> Argv,
+                                 const CLI::App &App) {
+  std::string Written = Left.str();
+  if (!Left.starts_with("--"))
+    for (size_t I = 1; I < Argv.size(); ++I) {
+      llvm::StringRef A(Argv[I]);
+      if (A.starts_with("-") && !A.starts_with("--") && A != Left &&
+          A.size() > Left.size() && A.ends_with(Left.drop_front()))
+        Written = A.str();
+    }
+  // The name part (before '='), compared with every option's spellings.
+  llvm::StringRef Name = llvm::StringRef(Written).split('=').first;
+  std::string Best;
+  unsigned BestDistance = 3; // at most two edits away
+  for (const CLI::Option *Opt : App.get_options()) {
+    std::vector<std::string> Names = Opt->get_lnames();
+    for (const std::string &L : Names) {
+      std::string Spelled = "--" + L;
+      for (llvm::StringRef Dash : SingleDashOptions)
+        if (Spelled.substr(1) == Dash)
+          Spelled = Dash.str();
+      unsigned D = Name.edit_distance(Spelled, true, BestDistance);
+      if (D < BestDistance) {
+        BestDistance = D;
+        Best = Spelled;
+      }
+    }
+  }
+  std::string Message = "unknown argument: '" + Written + "'";
+  if (!Best.empty() && Best != Name)
+    Message += "; did you mean '" + Best + "'?";
+  return makeError(Message);
+}
+
 llvm::Expected<std::optional<DriverOptions>>
 qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
   llvm::BumpPtrAllocator Alloc;
@@ -424,7 +463,7 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
           E = E.drop_front();
     }
     if (E.starts_with("-") && E != "-")
-      return makeError("unknown argument: '" + E + "'");
+      return reportUnknown(E, Argv, P.App);
     P.Inputs.push_back(Extra);
   }
   P.Opts.InputFiles = P.Inputs;
