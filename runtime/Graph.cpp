@@ -18,7 +18,6 @@
 using namespace qd;
 using namespace qd::rt;
 
-
 namespace {
 thread_local unsigned CaptureDepth = 0;
 } // namespace

@@ -63,6 +63,9 @@ using if_scalar_for_ = typename if_rows_<
     !is_same_<T, U>::value && scalar_kind_<U>::value != 0 &&
     scalar_kind_<T>::value != 0 &&
     !(scalar_kind_<T>::value == 1 && scalar_kind_<U>::value == 2)>::type;
+/// Any scalar type U (an integer, float or double).
+template <typename U>
+using if_scalar_ = typename if_rows_<scalar_kind_<U>::value != 0>::type;
 template <typename T> QD_LINALG_FN inline T linalg_sqrt_(T x) {
   if constexpr (sizeof(T) <= 4)
     return T(__builtin_sqrtf(float(x)));
@@ -839,13 +842,11 @@ QD_LINALG_FN constexpr mat<T, R, C> operator/(T s, const mat<T, R, C> &a) {
       r[i] = a[i] op b[i];                                                     \
     return r;                                                                  \
   }                                                                            \
-  template <typename T, int N, typename U,                                     \
-            typename detail::if_rows_<detail::scalar_kind_<U>::value != 0>::type = 0> \
+  template <typename T, int N, typename U, detail::if_scalar_<U> = 0>          \
   QD_LINALG_FN constexpr vec<bool, N> name(const vec<T, N> &a, U s) {          \
     return name(a, vec_fill_<T, N>(T(s)));                                     \
   }                                                                            \
-  template <typename T, int N, typename U,                                     \
-            typename detail::if_rows_<detail::scalar_kind_<U>::value != 0>::type = 0> \
+  template <typename T, int N, typename U, detail::if_scalar_<U> = 0>          \
   QD_LINALG_FN constexpr vec<bool, N> name(U s, const vec<T, N> &a) {          \
     return name(vec_fill_<T, N>(T(s)), a);                                     \
   }
@@ -865,14 +866,12 @@ QD_LINALG_FN constexpr vec<T, N> select(const vec<C, N> &c, const vec<T, N> &a,
     r[i] = c[i] ? a[i] : b[i];
   return r;
 }
-template <typename C, typename T, int N, typename U,
-          typename detail::if_rows_<detail::scalar_kind_<U>::value != 0>::type = 0>
+template <typename C, typename T, int N, typename U, detail::if_scalar_<U> = 0>
 QD_LINALG_FN constexpr vec<T, N> select(const vec<C, N> &c, const vec<T, N> &a,
                                         U b) {
   return select(c, a, vec_fill_<T, N>(T(b)));
 }
-template <typename C, typename T, int N, typename U,
-          typename detail::if_rows_<detail::scalar_kind_<U>::value != 0>::type = 0>
+template <typename C, typename T, int N, typename U, detail::if_scalar_<U> = 0>
 QD_LINALG_FN constexpr vec<T, N> select(const vec<C, N> &c, U a,
                                         const vec<T, N> &b) {
   return select(c, vec_fill_<T, N>(T(a)), b);

@@ -87,10 +87,10 @@ bool isBlockSync(const clang::FunctionDecl *FD) {
   if (!FD || !FD->getIdentifier() || !isSimtBlock(FD->getDeclContext()))
     return false;
   // The block-wide operations wait at block barriers, as sync() does.
-  return llvm::is_contained(
-      {"sync", "reduce_add", "reduce_min", "reduce_max", "inclusive_add",
-       "exclusive_add", "count", "any", "all"},
-      FD->getName());
+  return llvm::is_contained({"sync", "reduce_add", "reduce_min", "reduce_max",
+                             "inclusive_add", "exclusive_add", "count", "any",
+                             "all"},
+                            FD->getName());
 }
 
 bool isComponentAccess(const clang::Stmt *S) {

@@ -109,7 +109,8 @@ public:
       : PP(PP), Diags(Diags) {}
 
   void MacroExpands(const clang::Token &, const clang::MacroDefinition &,
-                    clang::SourceRange Range, const clang::MacroArgs *) override {
+                    clang::SourceRange Range,
+                    const clang::MacroArgs *) override {
     if (++Count != MaxExpansions + 1)
       return;
     const clang::SourceManager &SM = PP.getSourceManager();
@@ -125,9 +126,8 @@ public:
       Names.push_back(const_cast<clang::IdentifierInfo *>(Name));
     for (clang::IdentifierInfo *Name : Names)
       if (PP.getMacroInfo(Name))
-        PP.appendMacroDirective(
-            Name, new (PP.getPreprocessorAllocator())
-                      clang::UndefMacroDirective(Loc));
+        PP.appendMacroDirective(Name, new (PP.getPreprocessorAllocator())
+                                          clang::UndefMacroDirective(Loc));
   }
 
 private:

@@ -838,8 +838,10 @@ private:
   }
 
   static constexpr const char *AtomicNames[] = {
-      "atomic_add", "atomic_sub", "atomic_mul",      "atomic_min",
-      "atomic_max", "atomic_and", "atomic_or",       "atomic_xor",
+      "atomic_add",      "atomic_sub",
+      "atomic_mul",      "atomic_min",
+      "atomic_max",      "atomic_and",
+      "atomic_or",       "atomic_xor",
       "atomic_exchange", "atomic_compare_exchange"};
 
   /// `qd::atomic_<op>(s, e);` as a statement (add, sub, mul, min, max, and,
@@ -882,8 +884,7 @@ private:
       return {Access::Read, {}};
     // An atomic whose old value is used (`out[qd::atomic_add(n, 1)] = i`).
     if (const auto *Call = dyn_cast_or_null<clang::CallExpr>(Parent))
-      if (Call->getNumArgs() >= 2 &&
-          Call->getArg(0)->IgnoreParens() == Ref &&
+      if (Call->getNumArgs() >= 2 && Call->getArg(0)->IgnoreParens() == Ref &&
           llvm::any_of(AtomicNames, [&](const char *Name) {
             return isQdFunction(Call->getDirectCallee(), Name);
           }))

@@ -10,6 +10,7 @@
 #include "Sema.h"
 
 #include "qd/abi.h"
+#include "qd/detail/math_list.h"
 
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
@@ -103,36 +104,35 @@ static bool isMathLibraryName(llvm::StringRef Name) {
 /// and double (not long double, and not libstdc++'s templates for integer
 /// arguments).
 static bool hasDeviceCMath(const clang::FunctionDecl *Callee) {
-  static const llvm::StringSet<> Names = {
-      "cbrt",  "exp",   "exp2", "expm1", "log",   "log2",  "log10", "log1p",
-      "sin",   "cos",   "tan",  "asin",  "acos",  "atan",  "sinh",  "cosh",
-      "tanh",  "erf",   "round", "pow",  "atan2", "fmod",  "hypot", "sqrt",
-      "floor", "ceil",  "trunc", "fabs", "fmin",  "fmax",  "fma"};
+  // The lists qd/detail/device_cmath.h defines them from.
+#define QD_NAME_(name) #name,
+  static const llvm::StringSet<> Promoted = {
+      QD_MATH_LIBRARY_1_(QD_NAME_) QD_MATH_LIBRARY_2_(QD_NAME_)};
+  static const llvm::StringSet<> Builtin = {"sqrt", "floor", "ceil", "trunc",
+                                            "fabs", "fmin",  "fmax", "fma"};
+#undef QD_NAME_
+  auto Has = [](llvm::StringRef N) {
+    return Promoted.contains(N) || Builtin.contains(N);
+  };
   if (Callee->isVariadic())
     return false;
   llvm::StringRef Name = Callee->getName();
   // libstdc++'s templates for integer and mixed arguments (`std::exp(int)`,
   // `std::pow(float, int)`), of the functions with a qd:: version.
   if (Callee->getPrimaryTemplate()) {
-    static const llvm::StringSet<> Promoted = {
-        "cbrt", "exp",  "exp2", "expm1", "log",   "log2", "log10", "log1p",
-        "sin",  "cos",  "tan",  "asin",  "acos",  "atan", "sinh",  "cosh",
-        "tanh", "erf",  "round", "pow",  "atan2", "fmod", "hypot"};
     const auto *R =
         Callee->getReturnType().getCanonicalType()->getAs<clang::BuiltinType>();
     return Callee->isInStdNamespace() && Promoted.contains(Name) && R &&
            R->getKind() == clang::BuiltinType::Double &&
            llvm::all_of(Callee->parameters(), [](const clang::ParmVarDecl *P) {
-             const auto *B = P->getType()
-                                 .getCanonicalType()
-                                 ->getAs<clang::BuiltinType>();
+             const auto *B =
+                 P->getType().getCanonicalType()->getAs<clang::BuiltinType>();
              return B && B->getKind() != clang::BuiltinType::LongDouble &&
                     (B->isInteger() || B->isFloatingPoint());
            });
   }
-  bool Float = !Names.contains(Name) && Name.ends_with("f") &&
-               Names.contains(Name.drop_back());
-  if (!Float && !Names.contains(Name))
+  bool Float = !Has(Name) && Name.ends_with("f") && Has(Name.drop_back());
+  if (!Float && !Has(Name))
     return false;
   auto IsFloating = [](clang::QualType T) {
     const auto *B = T.getCanonicalType()->getAs<clang::BuiltinType>();

@@ -204,7 +204,8 @@ private:
     }
     for (const LoopAccess &Other : L.Accesses)
       if (Other.DeclId == A.DeclId && Other.VarIndex == A.VarIndex &&
-          (Other.What == LoopAccess::Read || Other.What == LoopAccess::Reduce)) {
+          (Other.What == LoopAccess::Read ||
+           Other.What == LoopAccess::Reduce)) {
         Diags.report(DiagID::err_scalar_atomic_mixed, Other.Loc)
             << V.Name << (Other.What == LoopAccess::Read ? "read" : "reduce");
         return;

@@ -75,14 +75,10 @@ int main() {
         R *= uint64_t(X);
       return int64_t(R);
     };
-    const int64_t Want[] = {81,
-                            Power(3, 40),
-                            -27,
-                            0 - 10 + 100,
-                            243,
-                            2,
-                            8 + 10 * 4,
-                            int64_t(std::sqrt(3.0) * 1000.0)};
+    const int64_t Want[] = {81,         Power(3, 40),
+                            -27,        0 - 10 + 100,
+                            243,        2,
+                            8 + 10 * 4, int64_t(std::sqrt(3.0) * 1000.0)};
     C.all("integer_pow", breadth::ipow.to_vector(),
           [&](size_t I) { return Want[I]; });
   }
@@ -168,32 +164,34 @@ int main() {
                              Out.begin() + std::min<size_t>(Count, Out.size()));
     std::sort(Got.begin(), Got.end());
     C.that("compact count", Count == 5 + int32_t(Want.size()));
-    C.that("compact slots", Got == Want && Out[4] == -1 &&
-                                (size_t(Count) >= Out.size() || Out[Count] == -1));
+    C.that("compact slots",
+           Got == Want && Out[4] == -1 &&
+               (size_t(Count) >= Out.size() || Out[Count] == -1));
   }
   breadth::c_math(1.25f, 2.5);
   {
     float X = 1.25f;
     double Y = 2.5;
-    const double Want[] = {std::exp(X),
-                           std::exp(X),
-                           std::exp(Y),
-                           std::exp(Y),
-                           std::pow(X, 2.5f),
-                           std::pow(Y, 1.5),
-                           2 * std::sqrt(X),
-                           std::sqrt(Y) + Y + X,
-                           0.5 + 3.0 + 1.25,
-                           std::atan2(X, 2.0f) + std::atan2(Y, 2.0),
-                           std::log(X) + std::log(Y) + std::log10(Y) + std::log2(X),
-                           std::sin(X) + std::cos(Y) + std::tanh(X) + std::erf(Y),
-                           std::hypot(X, 4.0f) + std::fmod(Y, 0.75) + std::cbrt(X),
-                           3 + 3 - 1 + 3,
-                           X * 2 + 1 + Y * Y + 1,
-                           std::expm1(Y) + std::log1p(X) + std::exp2(X) +
-                               std::asin(0.5f)};
-    C.all("c_math", breadth::cmath_out.to_vector(),
-          [&](size_t I) { return Want[I]; }, 1e-5);
+    const double Want[] = {
+        std::exp(X),
+        std::exp(X),
+        std::exp(Y),
+        std::exp(Y),
+        std::pow(X, 2.5f),
+        std::pow(Y, 1.5),
+        2 * std::sqrt(X),
+        std::sqrt(Y) + Y + X,
+        0.5 + 3.0 + 1.25,
+        std::atan2(X, 2.0f) + std::atan2(Y, 2.0),
+        std::log(X) + std::log(Y) + std::log10(Y) + std::log2(X),
+        std::sin(X) + std::cos(Y) + std::tanh(X) + std::erf(Y),
+        std::hypot(X, 4.0f) + std::fmod(Y, 0.75) + std::cbrt(X),
+        3 + 3 - 1 + 3,
+        X * 2 + 1 + Y * Y + 1,
+        std::expm1(Y) + std::log1p(X) + std::exp2(X) + std::asin(0.5f)};
+    C.all(
+        "c_math", breadth::cmath_out.to_vector(),
+        [&](size_t I) { return Want[I]; }, 1e-5);
   }
   {
     std::vector<Particle> Ps(8), Want(8);
@@ -217,8 +215,8 @@ int main() {
         Same = Same && std::fabs(Got[I].pos[C] - Want[I].pos[C]) < 1e-5f &&
                Got[I].vel[C] == Want[I].vel[C] && Got[I].m == Want[I].m;
     C.that("struct with vec members", Same);
-    C.that("struct return", R.pos.x == 5 && R.pos.z == 9 && R.m == 1.5f &&
-                                R.vel.y == 5);
+    C.that("struct return",
+           R.pos.x == 5 && R.pos.z == 9 && R.m == 1.5f && R.vel.y == 5);
   }
   breadth::c_math_int(1.5f, 3);
   {
@@ -227,8 +225,9 @@ int main() {
     const double Want[] = {std::exp(N), std::pow(X, 2),
                            std::pow(2, N) + std::atan2(N, 2.0f),
                            std::log(long(N + 1)) + std::hypot(X, N)};
-    C.all("c_math_int", breadth::cmath_int.to_vector(),
-          [&](size_t I) { return Want[I]; }, 1e-12);
+    C.all(
+        "c_math_int", breadth::cmath_int.to_vector(),
+        [&](size_t I) { return Want[I]; }, 1e-12);
   }
   breadth::promotion(0.25f, 3);
   {

@@ -122,9 +122,8 @@ int main() {
     // GPUs, at the replay on the CPU.
     std::string Why;
     try {
-      qd::Graph W = qd::capture(G1, [&] {
-        (void)streams::first_value(Y, qd::on(G1));
-      });
+      qd::Graph W =
+          qd::capture(G1, [&] { (void)streams::first_value(Y, qd::on(G1)); });
       W.launch(G1);
     } catch (const qd::Error &Err) {
       Why = Err.what();

@@ -13,8 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <initializer_list>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
@@ -238,17 +238,21 @@ template <typename T> T mod(T a, T b) {
 // ---- pow of two integers (the generator's exponents are in [-2, 5]) ---------
 // By repeated multiplication in uint64_t, truncated to the type a * b has;
 // a negative exponent gives 1 / a^|b| truncated toward zero.
-template <typename T, typename U,
-          typename = std::enable_if_t<std::is_integral_v<T> && std::is_integral_v<U>>>
+template <
+    typename T, typename U,
+    typename = std::enable_if_t<std::is_integral_v<T> && std::is_integral_v<U>>>
 auto pow(T a, U b) -> decltype(a * b) {
   using R = decltype(a * b);
   if (b < 0) {
-    if (a == 1) return R(1);
-    if (std::is_signed_v<T> && a == T(-1)) return R(b % 2 == 0 ? 1 : -1);
+    if (a == 1)
+      return R(1);
+    if (std::is_signed_v<T> && a == T(-1))
+      return R(b % 2 == 0 ? 1 : -1);
     return R(0);
   }
   uint64_t r = 1;
-  for (U i = 0; i < b; ++i) r *= uint64_t(int64_t(a));
+  for (U i = 0; i < b; ++i)
+    r *= uint64_t(int64_t(a));
   return R(r);
 }
 
@@ -310,7 +314,8 @@ template <typename T, int N> T sum(vec<T, N> a) {
 #define QD_SERIAL_COMPARE_(name, op)                                           \
   template <typename T, int N> vec<bool, N> name(vec<T, N> a, vec<T, N> b) {   \
     vec<bool, N> r{};                                                          \
-    for (int i = 0; i < N; ++i) r[i] = a[i] op b[i];                           \
+    for (int i = 0; i < N; ++i)                                                \
+      r[i] = a[i] op b[i];                                                     \
     return r;                                                                  \
   }
 QD_SERIAL_COMPARE_(less, <)
@@ -320,8 +325,10 @@ QD_SERIAL_COMPARE_(greater_equal, >=)
 QD_SERIAL_COMPARE_(equal, ==)
 QD_SERIAL_COMPARE_(not_equal, !=)
 #undef QD_SERIAL_COMPARE_
-template <typename T, int N> vec<T, N> select(vec<bool, N> c, vec<T, N> a, vec<T, N> b) {
-  for (int i = 0; i < N; ++i) a[i] = c[i] ? a[i] : b[i];
+template <typename T, int N>
+vec<T, N> select(vec<bool, N> c, vec<T, N> a, vec<T, N> b) {
+  for (int i = 0; i < N; ++i)
+    a[i] = c[i] ? a[i] : b[i];
   return a;
 }
 template <typename T, int N> T dot(vec<T, N> a, vec<T, N> b) {

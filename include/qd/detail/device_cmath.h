@@ -80,20 +80,28 @@ QD_CMATH_FN_ float fma(float, float, float);
 QD_CMATH_QD_1_(QD_CMATH_BY_QD_1_)
 QD_CMATH_QD_2_(QD_CMATH_BY_QD_2_)
 // The builtins, which every GPU target compiles to its own instructions.
-QD_CMATH_FN_ float sqrtf(float x) { return __builtin_sqrtf(x); }
-QD_CMATH_FN_ double sqrt(double x) { return __builtin_sqrt(x); }
-QD_CMATH_FN_ float floorf(float x) { return __builtin_floorf(x); }
-QD_CMATH_FN_ double floor(double x) { return __builtin_floor(x); }
-QD_CMATH_FN_ float ceilf(float x) { return __builtin_ceilf(x); }
-QD_CMATH_FN_ double ceil(double x) { return __builtin_ceil(x); }
-QD_CMATH_FN_ float truncf(float x) { return __builtin_truncf(x); }
-QD_CMATH_FN_ double trunc(double x) { return __builtin_trunc(x); }
-QD_CMATH_FN_ float fabsf(float x) { return __builtin_fabsf(x); }
-QD_CMATH_FN_ double fabs(double x) { return __builtin_fabs(x); }
-QD_CMATH_FN_ float fminf(float x, float y) { return __builtin_fminf(x, y); }
-QD_CMATH_FN_ double fmin(double x, double y) { return __builtin_fmin(x, y); }
-QD_CMATH_FN_ float fmaxf(float x, float y) { return __builtin_fmaxf(x, y); }
-QD_CMATH_FN_ double fmax(double x, double y) { return __builtin_fmax(x, y); }
+#define QD_CMATH_BY_BUILTIN_1_(name)                                           \
+  QD_CMATH_FN_ float name##f(float x) { return __builtin_##name##f(x); }       \
+  QD_CMATH_FN_ double name(double x) { return __builtin_##name(x); }           \
+  namespace std {                                                              \
+  QD_CMATH_FN_ float name(float x) { return __builtin_##name##f(x); }          \
+  }
+#define QD_CMATH_BY_BUILTIN_2_(name)                                           \
+  QD_CMATH_FN_ float name##f(float x, float y) {                               \
+    return __builtin_##name##f(x, y);                                          \
+  }                                                                            \
+  QD_CMATH_FN_ double name(double x, double y) {                               \
+    return __builtin_##name(x, y);                                             \
+  }                                                                            \
+  namespace std {                                                              \
+  QD_CMATH_FN_ float name(float x, float y) {                                  \
+    return __builtin_##name##f(x, y);                                          \
+  }                                                                            \
+  }
+QD_CMATH_BUILTIN_1_(QD_CMATH_BY_BUILTIN_1_)
+QD_CMATH_BUILTIN_2_(QD_CMATH_BY_BUILTIN_2_)
+#undef QD_CMATH_BY_BUILTIN_1_
+#undef QD_CMATH_BY_BUILTIN_2_
 QD_CMATH_FN_ float fmaf(float x, float y, float z) {
   return __builtin_fmaf(x, y, z);
 }
@@ -101,13 +109,6 @@ QD_CMATH_FN_ double fma(double x, double y, double z) {
   return __builtin_fma(x, y, z);
 }
 namespace std {
-QD_CMATH_FN_ float sqrt(float x) { return __builtin_sqrtf(x); }
-QD_CMATH_FN_ float floor(float x) { return __builtin_floorf(x); }
-QD_CMATH_FN_ float ceil(float x) { return __builtin_ceilf(x); }
-QD_CMATH_FN_ float trunc(float x) { return __builtin_truncf(x); }
-QD_CMATH_FN_ float fabs(float x) { return __builtin_fabsf(x); }
-QD_CMATH_FN_ float fmin(float x, float y) { return __builtin_fminf(x, y); }
-QD_CMATH_FN_ float fmax(float x, float y) { return __builtin_fmaxf(x, y); }
 QD_CMATH_FN_ float fma(float x, float y, float z) {
   return __builtin_fmaf(x, y, z);
 }
@@ -125,11 +126,12 @@ namespace std {
   }
 #define QD_CMATH_PROMOTED_2_(name)                                             \
   template <typename T, typename U>                                            \
-  QD_CMATH_FN_ typename enable_if<                                             \
-      is_arithmetic<T>::value && is_arithmetic<U>::value &&                    \
-          !(is_same<T, U>::value && is_floating_point<T>::value),              \
-      decltype(double() + T() + U())>::type                                    \
-  name(T x, U y) {                                                             \
+  QD_CMATH_FN_                                                                 \
+      typename enable_if<is_arithmetic<T>::value && is_arithmetic<U>::value && \
+                             !(is_same<T, U>::value &&                         \
+                               is_floating_point<T>::value),                   \
+                         decltype(double() + T() + U())>::type                 \
+      name(T x, U y) {                                                         \
     using R = decltype(double() + T() + U());                                  \
     return ::qd::name(R(x), R(y));                                             \
   }

@@ -24,12 +24,12 @@
 #include <cstdio>
 
 #include <atomic>
-#include <cstring>
-#include <dlfcn.h>
-#include <vector>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
 #include <thread>
+#include <vector>
 
 using namespace qd;
 using namespace qd::rt;
