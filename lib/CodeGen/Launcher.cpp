@@ -348,7 +348,10 @@ codegen::generateLauncherSource(const Module &M, llvm::StringRef Namespace,
 
   {
     NamespaceEmitter Generated(OS, Namespace);
-    OS << "qdrt_module *" << names::Module << "() {\n"
+    // Out of line: a launcher that inlined it would reference the
+    // descriptor, whose task table names every CPU task, and LLVM's call
+    // graph walks that table once per launcher (quadratic in kernels).
+    OS << "[[gnu::noinline]] qdrt_module *" << names::Module << "() {\n"
        << "  static qdrt_module *const m = qd::detail::register_module("
        << names::Descriptor << ");\n  return m;\n}\n";
     SourceText Src(M.Source, InputPath);
