@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Writes what a qdc binary generates for every .qd file of the repository
+# into OUT: device source, launcher source, header, PTX, HSACO and the
+# object, for NVIDIA, AMD, both, and the CPU alone, with each command's
+# exit status and diagnostics. Two snapshots taken before and after a
+# refactoring compare with `diff -r`: the outputs must be byte-identical.
+#
+#   utils/snapshot-outputs.sh QDC OUT
+set -u
+QDC=$(realpath "$1")
+OUT=$2
+PREFIX=$(dirname "$(dirname "$QDC")")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$OUT"
+cd "$ROOT"
+git ls-files '*.qd' | while read -r F; do
+  D="$OUT/${F//\//_}"
+  mkdir -p "$D"
+  run() { # NAME ARGS...: one output, its status and messages
+    local Name=$1
+    shift
+    "$QDC" "$@" "$F" -o "$D/$Name" >"$D/$Name.log" 2>&1
+    echo "rc=$?" >>"$D/$Name.log"
+    # The messages name neither temporary files nor where qdc is.
+    sed -i -E -e 's#/tmp/qdc-[A-Za-z0-9]+#/tmp/qdc-X#g' -e "s#$PREFIX#<qdc>#g" \
+      "$D/$Name.log"
+  }
+  run device-src --emit=device-src --offload-arch=sm_80,gfx90a
+  run device-src-amd --emit=device-src --offload-arch=gfx90a
+  run launcher-src --emit=launcher-src --offload-arch=sm_80,sm_90a,gfx90a
+  run launcher-src-cpu --emit=launcher-src --offload-arch=none
+  run header --emit=header
+  run ptx --emit=ptx --offload-arch=sm_90
+  run hsaco --emit=hsaco --offload-arch=gfx90a
+  run obj.o --offload-arch=sm_80
+  run obj-cpu.o --offload-arch=none
+done
