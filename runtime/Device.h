@@ -17,7 +17,7 @@
 #define QDRT_DEVICE_H
 
 #include "qd/abi.h"
-#include "qd/runtime.h"
+#include "qd/error.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -21,6 +21,8 @@
 #include "Device.h"
 #include "StreamPool.h"
 
+#include "qd/runtime.h"
+
 #include <map>
 #include <memory>
 #include <mutex>

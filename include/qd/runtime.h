@@ -15,6 +15,7 @@
 #define QD_RUNTIME_H
 
 #include "qd/abi.h"
+#include "qd/error.h"
 #include "qd/linalg.h"
 #include "qd/memory.h"
 
@@ -24,19 +25,6 @@
 #include <string>
 
 namespace qd {
-
-/// A runtime failure. The message names the operation that failed.
-class Error : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
-
-/// Backends. `best` picks cuda, then amdgpu, then cpu; the environment
-/// variable QD_ARCH (cuda, amdgpu, cpu) overrides it.
-enum class Arch { best, cuda, amdgpu, cpu };
-
-/// "cuda", "amdgpu", "cpu" or "best".
-const char *arch_name(Arch arch);
 
 struct InitOptions {
   int device = 0; ///< ordinal of the GPU to use on machines with several

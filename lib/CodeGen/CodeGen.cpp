@@ -6,9 +6,10 @@
 //
 // The order of work: the sources and the header; the device IR
 // when that is all that was asked; else an image per --offload-arch, made
-// by its target's hooks (PTX for sm arches, HSACO for gfx ones); SASS per
-// PTX when ptxas is found; the launcher source with every image embedded;
-// the host object. Nothing here depends on which targets exist.
+// by its target's hooks (PTX for NVIDIA, HSACO for AMD); native code beside
+// the images whose target makes it (SASS beside PTX when ptxas is found);
+// the launcher source with every image embedded; the host object. Nothing
+// here depends on which targets exist.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +38,11 @@ llvm::Error qdc::checkGeneratedNamespace(llvm::StringRef Name) {
   return names::checkNamespace(Name);
 }
 
+llvm::StringRef
+qdc::getDeviceSourceExtension(llvm::ArrayRef<OffloadTarget> Targets) {
+  return getHooksForDeviceSource(Targets).getSourceExtension();
+}
+
 namespace {
 
 class ArtifactBuilder {
@@ -47,7 +53,7 @@ public:
         C(Tools, Opts.InputPath, Opts.Warnings) {}
 
   llvm::Expected<Artifacts> run() {
-    Out.DeviceSource = deviceSource(getHooksForDeviceSource(Opts.OffloadArchs));
+    Out.DeviceSource = deviceSource(getHooksForDeviceSource(Opts.Targets));
     Out.Header = generateHeader(M, Opts.Namespace, Opts.InputPath);
     if (Opts.Stage == CodeGenStage::Check) {
       if (llvm::Error E = checkSources())
@@ -65,7 +71,7 @@ public:
       return std::move(E);
     if (Opts.Stage == CodeGenStage::Images)
       return std::move(Out);
-    if (llvm::Error E = buildSass())
+    if (llvm::Error E = buildNativeImages())
       return std::move(E);
     Out.LauncherSource =
         generateLauncherSource(M, Opts.Namespace, Opts.InputPath, Out.Images);
@@ -95,18 +101,17 @@ private:
   }
 
   /// Each compile the object would need, as -fsyntax-only: a device
-  /// source per arch (once per PTX arch, as buildImages), then the
+  /// source per target (once per PTX target, as buildImages), then the
   /// launcher.
   llvm::Error checkSources() {
-    std::vector<std::string> Done;
-    for (const std::string &Asked : Opts.OffloadArchs) {
-      const TargetHooks &T = getHooksForArch(Asked);
-      std::string Arch =
-          T.getImageKind() == DeviceImage::PTX ? getPtxArch(Asked) : Asked;
-      if (llvm::is_contained(Done, Arch))
+    std::vector<OffloadTarget> Done;
+    for (const OffloadTarget &Asked : Opts.Targets) {
+      const DeviceHooks &T = getHooksForTarget(Asked);
+      OffloadTarget Target = Asked.getPtxTarget();
+      if (llvm::is_contained(Done, Target))
         continue;
-      Done.push_back(Arch);
-      if (llvm::Error E = C.checkDeviceSource(deviceSource(T), T, Arch))
+      Done.push_back(Target);
+      if (llvm::Error E = C.checkDeviceSource(deviceSource(T), T, Target))
         return E;
     }
     std::string Launcher =
@@ -125,87 +130,90 @@ private:
   }
 
   llvm::Error buildDeviceIR() {
-    for (const std::string &Arch : Opts.OffloadArchs) {
-      const TargetHooks &T = getHooksForArch(Arch);
-      llvm::Expected<std::string> IR = C.compileToLLVM(
-          deviceSource(T), T,
-          T.getImageKind() == DeviceImage::PTX ? getPtxArch(Arch) : Arch);
+    for (const OffloadTarget &Target : Opts.Targets) {
+      const DeviceHooks &T = getHooksForTarget(Target);
+      OffloadTarget Through = Target.getPtxTarget();
+      llvm::Expected<std::string> IR = C.compileDevice(
+          deviceSource(T), T, Through, Compiler::DeviceOutput::LLVM, "ll",
+          "the LLVM IR for " + Through.getName());
       if (!IR)
         return IR.takeError();
-      Out.DeviceIR.emplace_back(Arch, std::move(*IR));
+      Out.DeviceIR.emplace_back(Target.getName(), std::move(*IR));
     }
     return llvm::Error::success();
   }
 
-  /// The NVIDIA architecture LLVM's back end generates PTX for when asked
-  /// for Arch: Arch itself, or for one newer than it knows (sm_100, sm_120)
-  /// its newest, sm_90, whose PTX ptxas turns into SASS for Arch.
-  static std::string getPtxArch(llvm::StringRef Arch) {
-    unsigned Sm = 0;
-    llvm::StringRef Number = Arch.drop_front(3);
-    if (Number.ends_with("a"))
-      Number = Number.drop_back();
-    if (!Arch.starts_with("sm_") || Number.getAsInteger(10, Sm) ||
-        Sm <= NewestPtxSm)
-      return Arch.str();
-    return "sm_" + std::to_string(NewestPtxSm);
-  }
-  static constexpr unsigned NewestPtxSm = 90;
-
-  /// An image per arch; Images holds them by kind (PTX, then HSACO), each
-  /// kind in --offload-arch order, as the runtime tries them. Archs newer
-  /// than LLVM's share their PTX (getPtxArch), built once.
+  /// An image per target; Images holds them by kind (PTX, then HSACO),
+  /// each kind in --offload-arch order, as the runtime tries them. Targets
+  /// newer than LLVM's share their PTX (getPtxTarget), built once.
   llvm::Error buildImages() {
-    for (const std::string &Asked : Opts.OffloadArchs) {
-      const TargetHooks &T = getHooksForArch(Asked);
-      std::string Arch =
-          T.getImageKind() == DeviceImage::PTX ? getPtxArch(Asked) : Asked;
-      if (Arch != Asked)
-        SassArchs[Arch].push_back(Asked);
-      if (llvm::any_of(Out.Images,
-                       [&](const DeviceImage &I) { return I.Arch == Arch; }))
+    for (const OffloadTarget &Asked : Opts.Targets) {
+      const DeviceHooks &T = getHooksForTarget(Asked);
+      OffloadTarget Target = Asked.getPtxTarget();
+      if (Target != Asked)
+        NativeTargets[Target.getName()].push_back(Asked);
+      if (llvm::any_of(Out.Images, [&](const DeviceImage &I) {
+            return I.Arch == Target.getName();
+          }))
         continue;
       llvm::Expected<std::string> Image =
-          T.compileImage(C, deviceSource(T), Arch);
+          T.compileImage(C, deviceSource(T), Target);
       if (!Image)
         return Image.takeError();
-      Out.Images.push_back({T.getImageKind(), Arch, std::move(*Image)});
+      Out.Images.push_back(
+          {Target.getImageKind(), Target.getName(), std::move(*Image)});
+      ImageTargets.push_back(Target);
     }
-    llvm::stable_sort(Out.Images,
-                      [](const DeviceImage &A, const DeviceImage &B) {
-                        return A.ImageKind < B.ImageKind;
-                      });
-    NumPtx = llvm::count_if(Out.Images, [](const DeviceImage &I) {
-      return I.ImageKind == DeviceImage::PTX;
+    // Stable: the kinds in the runtime's order, each in the order asked.
+    std::vector<size_t> Order(Out.Images.size());
+    for (size_t I = 0; I < Order.size(); ++I)
+      Order[I] = I;
+    llvm::stable_sort(Order, [&](size_t A, size_t B) {
+      return Out.Images[A].Kind < Out.Images[B].Kind;
     });
+    std::vector<DeviceImage> Images;
+    std::vector<OffloadTarget> Targets;
+    for (size_t I : Order) {
+      Images.push_back(std::move(Out.Images[I]));
+      Targets.push_back(ImageTargets[I]);
+    }
+    Out.Images = std::move(Images);
+    ImageTargets = std::move(Targets);
     return llvm::Error::success();
   }
 
-  /// SASS beside each PTX when a CUDA toolkit is here: no JIT at load time
-  /// on exactly that GPU; the PTX still serves newer ones.
-  llvm::Error buildSass() {
-    if (Tools.getPtxas().empty())
-      return llvm::Error::success();
-    std::vector<DeviceImage> Sass;
-    for (size_t I = 0; I < NumPtx; ++I) {
-      const DeviceImage &Ptx = Out.Images[I];
-      // SASS for the PTX's own arch when it was asked for, and for each
-      // newer arch asked for whose PTX this is.
-      std::vector<std::string> Targets;
-      if (llvm::is_contained(Opts.OffloadArchs, Ptx.Arch))
-        Targets.push_back(Ptx.Arch);
-      for (const std::string &Newer : SassArchs[Ptx.Arch])
-        Targets.push_back(Newer);
-      for (const std::string &Target : Targets) {
-        llvm::Expected<std::string> Cubin = C.assemblePtx(Ptx.Data, Target);
-        if (!Cubin)
-          return Cubin.takeError();
-        Sass.push_back({DeviceImage::Cubin, Target, std::move(*Cubin)});
+  /// Native code beside each image whose target makes it (SASS beside
+  /// PTX when ptxas is found): no JIT at load time on exactly that GPU;
+  /// the portable image still serves newer ones. It follows the images it
+  /// was made from, before the next kind.
+  llvm::Error buildNativeImages() {
+    std::vector<DeviceImage> Native;
+    size_t End = 0;
+    for (size_t I = 0; I < Out.Images.size(); ++I) {
+      const OffloadTarget &Target = ImageTargets[I];
+      const DeviceHooks &T = getHooksForTarget(Target);
+      if (!T.hasNativeImages(Tools))
+        continue;
+      End = I + 1;
+      // For the image's own target when it was asked for, and for each
+      // newer target asked for whose image this is.
+      std::vector<OffloadTarget> For;
+      if (llvm::is_contained(Opts.Targets, Target))
+        For.push_back(Target);
+      for (const OffloadTarget &Newer : NativeTargets[Target.getName()])
+        For.push_back(Newer);
+      for (const OffloadTarget &F : For) {
+        llvm::Expected<std::string> Code =
+            T.assembleImage(C, Out.Images[I].Data, F);
+        if (!Code)
+          return Code.takeError();
+        Native.push_back(
+            {T.getNativeImageKind(), F.getName(), std::move(*Code)});
       }
     }
-    Out.Images.insert(Out.Images.begin() + NumPtx,
-                      std::make_move_iterator(Sass.begin()),
-                      std::make_move_iterator(Sass.end()));
+    Out.Images.insert(Out.Images.begin() + End,
+                      std::make_move_iterator(Native.begin()),
+                      std::make_move_iterator(Native.end()));
     return llvm::Error::success();
   }
 
@@ -215,9 +223,11 @@ private:
   Compiler C;
   Artifacts Out;
   std::map<const TargetHooks *, std::string> Sources;
-  size_t NumPtx = 0;
-  /// Per PTX arch, the newer archs asked for that get SASS from it.
-  std::map<std::string, std::vector<std::string>> SassArchs;
+  /// The target of each of Out.Images, while only buildImages' are there.
+  std::vector<OffloadTarget> ImageTargets;
+  /// Per image target, the newer targets asked for whose native code is
+  /// made from its image.
+  std::map<std::string, std::vector<OffloadTarget>> NativeTargets;
 };
 
 } // namespace

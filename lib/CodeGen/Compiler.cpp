@@ -20,6 +20,7 @@
 #include "OptimizationLimit.h"
 #include "TargetHooks.h"
 
+#include "qdc/Support/Error.h"
 #include "qdc/Toolchain/ClangInvocation.h"
 #include "qdc/Toolchain/WarningLog.h"
 
@@ -48,10 +49,6 @@
 
 using namespace qdc;
 using namespace qdc::codegen;
-
-static llvm::Error makeError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
 
 static void initializeTargets() {
   static std::once_flag Once;
@@ -105,8 +102,9 @@ private:
 
 /// The file name Clang sees a generated source under: beside the .qd.
 static std::string getSourceName(llvm::StringRef InputPath,
-                                 const TargetHooks &T, llvm::StringRef Arch) {
-  return (InputPath + "." + Arch + T.getSourceExtension()).str();
+                                 const DeviceHooks &T,
+                                 const OffloadTarget &Target) {
+  return (InputPath + "." + Target.getName() + T.getSourceExtension()).str();
 }
 
 namespace {
@@ -228,8 +226,8 @@ runClangToBuffer(std::vector<std::string> Args, const std::string &InputName,
 }
 
 /// Runs a program; its output goes into the error when it fails.
-static llvm::Error runTool(llvm::ArrayRef<std::string> Args,
-                           const ToolchainOptions &TO) {
+static llvm::Error runProgram(llvm::ArrayRef<std::string> Args,
+                              const ToolchainOptions &TO) {
   if (Args.empty() || Args[0].empty())
     return makeError("a tool qdc needs was not found");
   TempFile Log;
@@ -256,83 +254,66 @@ static llvm::Error runTool(llvm::ArrayRef<std::string> Args,
   return makeError(llvm::sys::path::filename(Args[0]) + " failed: " + Why);
 }
 
-llvm::Expected<std::string> Compiler::compileToPtx(const std::string &Source,
-                                                   const TargetHooks &T,
-                                                   llvm::StringRef Arch) const {
-  std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
-  Args.push_back("-S");
-  auto Action =
-      withImplicitHostDevice(std::make_unique<clang::EmitAssemblyAction>());
-  return runClangToBuffer(Args, getSourceName(InputPath, T, Arch), Source,
-                          *Action, {Tools.getOptions(), Warnings, Arch}, "ptx",
-                          "the PTX for " + Arch);
+llvm::Expected<std::string>
+Compiler::compileDevice(const std::string &Source, const DeviceHooks &T,
+                        const OffloadTarget &Target, DeviceOutput Output,
+                        const char *Ext, const llvm::Twine &What) const {
+  std::vector<std::string> Args = T.getDeviceArgs(Tools, Target);
+  std::unique_ptr<clang::FrontendAction> Action;
+  switch (Output) {
+  case DeviceOutput::Assembly:
+    Args.push_back("-S");
+    Action = std::make_unique<clang::EmitAssemblyAction>();
+    break;
+  case DeviceOutput::LLVM:
+    Args.insert(Args.end(), {"-S", "-emit-llvm"});
+    Action = std::make_unique<clang::EmitLLVMAction>();
+    break;
+  case DeviceOutput::Object:
+    Args.push_back("-c");
+    Action = std::make_unique<clang::EmitObjAction>();
+    break;
+  }
+  auto Wrapped = withImplicitHostDevice(std::move(Action));
+  return runClangToBuffer(
+      Args, getSourceName(InputPath, T, Target), Source, *Wrapped,
+      {Tools.getOptions(), Warnings, Target.getName()}, Ext, What);
 }
 
 llvm::Expected<std::string>
-Compiler::compileToLLVM(const std::string &Source, const TargetHooks &T,
-                        llvm::StringRef Arch) const {
-  std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
-  Args.insert(Args.end(), {"-S", "-emit-llvm"});
-  auto Action =
-      withImplicitHostDevice(std::make_unique<clang::EmitLLVMAction>());
-  return runClangToBuffer(Args, getSourceName(InputPath, T, Arch), Source,
-                          *Action, {Tools.getOptions(), Warnings, Arch}, "ll",
-                          "the LLVM IR for " + Arch);
-}
-
-llvm::Expected<std::string>
-Compiler::compileToHsaco(const std::string &Source, const TargetHooks &T,
-                         llvm::StringRef Arch) const {
-  const ToolchainOptions &TO = Tools.getOptions();
-  std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
-  Args.push_back("-c");
-  auto Action =
-      withImplicitHostDevice(std::make_unique<clang::EmitObjAction>());
-  TempFile Object, Hsaco;
-  if (llvm::Error E = Object.create("o"))
-    return std::move(E);
-  if (llvm::Error E = Hsaco.create("hsaco"))
-    return std::move(E);
-  if (llvm::Error E = runClang(Args, getSourceName(InputPath, T, Arch), Source,
-                               *Action, {TO, Warnings, Arch}, Object.path()))
-    return std::move(E);
-  if (Tools.getLld().empty())
-    return makeError("ld.lld was not found; it links the HSACO for " + Arch);
-  if (llvm::Error E =
-          runTool(Tools.getLldArgs(Object.path(), Hsaco.path()), TO))
-    return std::move(E);
-  return Hsaco.read("the HSACO for " + Arch);
-}
-
-llvm::Expected<std::string> Compiler::assemblePtx(const std::string &Ptx,
-                                                  llvm::StringRef Arch) const {
+Compiler::runTool(const std::string &Input, const char *InExt,
+                  const char *OutExt,
+                  llvm::function_ref<std::vector<std::string>(llvm::StringRef,
+                                                              llvm::StringRef)>
+                      MakeArgs,
+                  const llvm::Twine &What) const {
   TempFile In, Out;
-  if (llvm::Error E = In.create("ptx"))
+  if (llvm::Error E = In.create(InExt))
     return std::move(E);
-  if (llvm::Error E = Out.create("cubin"))
+  if (llvm::Error E = Out.create(OutExt))
     return std::move(E);
   {
     std::error_code EC;
     llvm::raw_fd_ostream OS(In.path(), EC);
     if (EC)
       return makeError("cannot write " + In.path() + ": " + EC.message());
-    OS << Ptx;
+    OS << Input;
   }
-  if (llvm::Error E = runTool(Tools.getPtxasArgs(Arch, In.path(), Out.path()),
-                              Tools.getOptions()))
+  if (llvm::Error E =
+          runProgram(MakeArgs(In.path(), Out.path()), Tools.getOptions()))
     return std::move(E);
-  return Out.read("the SASS for " + Arch);
+  return Out.read(What);
 }
 
 llvm::Error Compiler::checkDeviceSource(const std::string &Source,
-                                        const TargetHooks &T,
-                                        llvm::StringRef Arch) const {
-  std::vector<std::string> Args = Tools.getDeviceArgs(Arch);
+                                        const DeviceHooks &T,
+                                        const OffloadTarget &Target) const {
+  std::vector<std::string> Args = T.getDeviceArgs(Tools, Target);
   Args.push_back("-fsyntax-only");
   auto Action =
       withImplicitHostDevice(std::make_unique<clang::SyntaxOnlyAction>());
-  return runClang(Args, getSourceName(InputPath, T, Arch), Source, *Action,
-                  {Tools.getOptions(), Warnings, Arch});
+  return runClang(Args, getSourceName(InputPath, T, Target), Source, *Action,
+                  {Tools.getOptions(), Warnings, Target.getName()});
 }
 
 llvm::Error Compiler::checkHostSource(const std::string &Source) const {

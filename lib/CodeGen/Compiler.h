@@ -6,9 +6,9 @@
 //
 // Compiles generated translation units with the shared
 // Clang/LLVM libraries, in this process, with the toolchain's command lines:
-// CUDA-dialect device code to PTX, HIP-dialect device code to HSACO (through
-// ld.lld), either to LLVM IR, and the host translation unit to a relocatable
-// ELF object. Private to lib/CodeGen.
+// device code to assembly, LLVM IR or an object for a target's hooks (which
+// turn those into images, with tools run through runTool), and the host
+// translation unit to a relocatable ELF object. Private to lib/CodeGen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,16 +18,19 @@
 #include "qdc/Toolchain/Toolchain.h"
 #include "qdc/Toolchain/WarningLog.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace qdc::codegen {
 
-class TargetHooks;
+class DeviceHooks;
 
 /// Device compiles take the target T whose source they compile: Clang sees
-/// it as `<input>.<arch><T's extension>`.
+/// it as `<input>.<arch><T's extension>`. What differs between targets is
+/// in T (TargetHooks.h); this runs Clang and the tools for them.
 class Compiler {
 public:
   /// InputPath is the .qd file: generated sources are seen by Clang as
@@ -40,22 +43,29 @@ public:
   Compiler(const Compiler &) = delete;
   Compiler &operator=(const Compiler &) = delete;
 
-  /// A CUDA-dialect translation unit to PTX for Arch ("sm_80").
-  llvm::Expected<std::string> compileToPtx(const std::string &Source,
-                                           const TargetHooks &T,
-                                           llvm::StringRef Arch) const;
-  /// A HIP-dialect translation unit for Arch ("gfx90a") to a code object,
-  /// linked with ld.lld into an HSACO.
-  llvm::Expected<std::string> compileToHsaco(const std::string &Source,
-                                             const TargetHooks &T,
-                                             llvm::StringRef Arch) const;
-  /// The optimized device LLVM IR of a CUDA or HIP unit for Arch, as text.
-  llvm::Expected<std::string> compileToLLVM(const std::string &Source,
-                                            const TargetHooks &T,
-                                            llvm::StringRef Arch) const;
-  /// PTX to SASS for Arch with ptxas.
-  llvm::Expected<std::string> assemblePtx(const std::string &Ptx,
-                                          llvm::StringRef Arch) const;
+  /// What a device compile makes.
+  enum class DeviceOutput {
+    Assembly, ///< PTX, AMDGPU assembly
+    LLVM,     ///< the optimized LLVM IR, as text
+    Object    ///< a relocatable object
+  };
+  /// The device source for Target, compiled with T's arguments into
+  /// Output, through a temporary file ending in Ext; What names the
+  /// output in errors ("the PTX for sm_80").
+  llvm::Expected<std::string>
+  compileDevice(const std::string &Source, const DeviceHooks &T,
+                const OffloadTarget &Target, DeviceOutput Output,
+                const char *Ext, const llvm::Twine &What) const;
+  /// A tool run on Input: Input is written to a temporary file ending in
+  /// InExt, MakeArgs(In, Out) is the command line, and the file Out
+  /// (ending in OutExt) it wrote is returned; What names it in errors.
+  llvm::Expected<std::string>
+  runTool(const std::string &Input, const char *InExt, const char *OutExt,
+          llvm::function_ref<std::vector<std::string>(llvm::StringRef In,
+                                                      llvm::StringRef Out)>
+              MakeArgs,
+          const llvm::Twine &What) const;
+  const Toolchain &getToolchain() const { return Tools; }
   /// A C++ translation unit to a relocatable object. Only symbols whose
   /// mangled names start with PublicPrefix (the generated namespace) stay
   /// global; the .qd file's own functions and variables become local, so
@@ -63,10 +73,10 @@ public:
   llvm::Expected<std::string>
   compileHostObject(const std::string &Source,
                     llvm::StringRef PublicPrefix) const;
-  /// A device source for Arch, or the launcher source, compiled as clang
-  /// -fsyntax-only does: its diagnostics, nothing built.
-  llvm::Error checkDeviceSource(const std::string &Source, const TargetHooks &T,
-                                llvm::StringRef Arch) const;
+  /// A device source for Target, or the launcher source, compiled as
+  /// clang -fsyntax-only does: its diagnostics, nothing built.
+  llvm::Error checkDeviceSource(const std::string &Source, const DeviceHooks &T,
+                                const OffloadTarget &Target) const;
   llvm::Error checkHostSource(const std::string &Source) const;
   /// Whether a namespace Name cannot be declared beside what the C and C++
   /// library headers of the launcher declare at global scope (`random`,

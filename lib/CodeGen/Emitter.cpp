@@ -121,3 +121,11 @@ std::string codegen::getStringLiteral(llvm::StringRef Data) {
   }
   return Out + "\"";
 }
+
+std::string codegen::getTripCount(const kir::Task &Tk) {
+  std::string Out;
+  for (size_t D = 0; D < Tk.Extents.size(); ++D)
+    Out += (D ? " * " : "") + ("qd::detail::trip(" + Tk.Extents[D].Begin.Text +
+                               ", " + Tk.Extents[D].End.Text + ")");
+  return Out;
+}

@@ -90,6 +90,11 @@ std::string escapeForLiteral(llvm::StringRef Text);
 /// A C++ string literal holding Data byte for byte, split into lines.
 std::string getStringLiteral(llvm::StringRef Data);
 
+/// The iteration count of Tk's range, from its extents' texts:
+/// `qd::detail::trip(b0, e0) * qd::detail::trip(b1, e1) ...`; the one
+/// formula of the launchers and the CPU's trip-count functions.
+std::string getTripCount(const kir::Task &Tk);
+
 } // namespace qdc::codegen
 
 #endif // QDC_LIB_CODEGEN_EMITTER_H

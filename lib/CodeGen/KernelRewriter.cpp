@@ -471,15 +471,6 @@ private:
       }
   }
 
-  static std::string getTripCount(const Task &Tk) {
-    std::string Out;
-    for (size_t D = 0; D < Tk.Extents.size(); ++D)
-      Out +=
-          (D ? " * " : "") + ("qd::detail::trip(" + Tk.Extents[D].Begin.Text +
-                              ", " + Tk.Extents[D].End.Text + ")");
-    return Out;
-  }
-
   /// The CPU's trip-count function of a task whose range is evaluated
   /// when it starts: the runtime calls it, then splits the count.
   void emitTripFunction(const Kernel &K, const Task &Tk,

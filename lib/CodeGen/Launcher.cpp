@@ -30,18 +30,6 @@ using namespace qdc::kir;
 
 namespace {
 
-const char *getImageKindName(DeviceImage::Kind K) {
-  switch (K) {
-  case DeviceImage::PTX:
-    return "QDRT_IMAGE_PTX";
-  case DeviceImage::Cubin:
-    return "QDRT_IMAGE_CUBIN";
-  case DeviceImage::HSACO:
-    return "QDRT_IMAGE_HSACO";
-  }
-  return "0";
-}
-
 std::string getFieldHandleType(const Field &F) {
   std::string Out = "qd::Field<" + getElemSpelling(F.Elem, F.ElemRecord);
   for (int64_t D : F.Shape)
@@ -95,9 +83,9 @@ private:
       return;
     OS << "const qdrt_image " << names::Images << "[] = {\n";
     for (size_t I = 0; I < Images.size(); ++I) {
-      // PTX is text: its terminating NUL is part of the image.
-      bool Text = Images[I].ImageKind == DeviceImage::PTX;
-      OS << "  {.kind = " << getImageKindName(Images[I].ImageKind)
+      // Text (PTX): its terminating NUL is part of the image.
+      bool Text = isTextImage(Images[I].Kind);
+      OS << "  {.kind = " << getImageKindConstant(Images[I].Kind)
          << ", .arch = \"" << Images[I].Arch
          << "\", .data = " << names::image(I) << ", .size = sizeof("
          << names::image(I) << ")" << (Text ? "" : " - 1") << "},\n";
@@ -214,8 +202,6 @@ std::string getLauncherSignature(const Kernel &K, bool Defaults) {
          ")";
 }
 
-/// One launcher: fills the argument block, computes each task's trip count
-/// (with the shareable locals its bounds use) and calls qdrt_launch.
 /// How each group of K uses each ndarray parameter: bit 0 read, bit 1
 /// written (atomics included).
 std::map<std::string, std::map<unsigned, unsigned>>
@@ -260,29 +246,34 @@ void emitOverlapChecks(const Kernel &K, llvm::raw_ostream &OS) {
     }
 }
 
-void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
-                  llvm::raw_ostream &OS) {
-  OS << '\n';
-  NamespaceEmitter Scope(OS, K.Scope);
-  OS << getLauncherSignature(K, /*Defaults=*/false) << " {\n";
-  // The kernel's bounds and locals are written in its own namespace.
-  if (!K.Scope.empty())
-    OS << "  using namespace ::" << K.Scope << ";\n";
-  if (K.hasArgBlock()) {
-    OS << "  " << names::qualified(K.Scope, names::argsStruct(K)) << ' '
-       << names::Args << "{};\n";
-    for (const Param &P : K.Params)
-      OS << "  " << names::Args << '.' << P.Name << " = "
-         << (P.Kind == ParamKind::Ndarray
-                 ? "qd::detail::to_kernel(" + P.Name + ", \"kernel '" +
-                       (K.Scope.empty() ? K.Name : K.Scope + "::" + K.Name) +
-                       "', argument '" + P.Name + "'\")"
-                 : P.Name)
-         << ";\n";
-    if (K.UsesRandom)
-      OS << "  " << names::Args << '.' << names::RandomKey
-         << " = qd::detail::next_random_key();\n";
-  }
+// The ABI layer of a launcher: what any front (the C++ API below, a
+// binding) writes between receiving the arguments, named as K's
+// parameters, and returning: the argument block, the trip counts, the
+// launch-time checks and the qdrt_launch call.
+
+/// Fills the argument block `qd_args_` from the parameters.
+void emitArgBlock(const Kernel &K, llvm::raw_ostream &OS) {
+  if (!K.hasArgBlock())
+    return;
+  OS << "  " << names::qualified(K.Scope, names::argsStruct(K)) << ' '
+     << names::Args << "{};\n";
+  for (const Param &P : K.Params)
+    OS << "  " << names::Args << '.' << P.Name << " = "
+       << (P.Kind == ParamKind::Ndarray
+               ? "qd::detail::to_kernel(" + P.Name + ", \"kernel '" +
+                     (K.Scope.empty() ? K.Name : K.Scope + "::" + K.Name) +
+                     "', argument '" + P.Name + "'\")"
+               : P.Name)
+       << ";\n";
+  if (K.UsesRandom)
+    OS << "  " << names::Args << '.' << names::RandomKey
+       << " = qd::detail::next_random_key();\n";
+}
+
+/// Each task's trip count into `qd_n_`, with the shareable locals its
+/// bounds use.
+void emitTripCounts(const Kernel &K, const SourceText &Src,
+                    llvm::raw_ostream &OS) {
   if (!K.Tasks.empty())
     OS << "  uint64_t " << names::Count << '[' << K.Tasks.size() << "];\n";
   for (size_t I = 0; I < K.Tasks.size(); ++I) {
@@ -297,11 +288,15 @@ void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
     if (Tk.DeviceBounds)
       OS << "QDRT_DEVICE_TRIP";
     else
-      for (size_t D = 0; D < Tk.Extents.size(); ++D)
-        OS << (D ? " * " : "") << "qd::detail::trip("
-           << Tk.Extents[D].Begin.Text << ", " << Tk.Extents[D].End.Text << ")";
+      OS << getTripCount(Tk);
     OS << ";\n  }\n";
   }
+}
+
+/// The checks of the arrays at launch, and the qdrt_launch call (with the
+/// kernel's return value into `qd_ret_`).
+void emitLaunchCall(const Kernel &K, unsigned KernelIndex,
+                    llvm::raw_ostream &OS) {
   // An empty array (default-constructed, moved-from) never reaches a task
   // with iterations to run.
   if (!K.Tasks.empty())
@@ -319,6 +314,21 @@ void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
      << (K.Tasks.empty() ? "nullptr" : names::Count.str()) << ", "
      << names::Launch << ".stream"
      << (K.ReturnStmt ? ", &" + names::Return.str() : "") << "));\n";
+}
+
+/// One launcher of the C++ API: K's signature in its namespace around the
+/// ABI layer.
+void emitLauncher(const Kernel &K, unsigned KernelIndex, const SourceText &Src,
+                  llvm::raw_ostream &OS) {
+  OS << '\n';
+  NamespaceEmitter Scope(OS, K.Scope);
+  OS << getLauncherSignature(K, /*Defaults=*/false) << " {\n";
+  // The kernel's bounds and locals are written in its own namespace.
+  if (!K.Scope.empty())
+    OS << "  using namespace ::" << K.Scope << ";\n";
+  emitArgBlock(K, OS);
+  emitTripCounts(K, Src, OS);
+  emitLaunchCall(K, KernelIndex, OS);
   if (K.ReturnStmt)
     OS << "  return " << names::Return << ";\n";
   OS << "}\n";

@@ -6,9 +6,11 @@
 //
 // The rewriter writes every target's tasks with one algorithm;
 // what differs between CUDA, HIP and the CPU is asked of the target's hook
-// object (as Halide's CodeGen_C asks its dialect subclasses). A new target
-// is a new subclass here, and nothing else in lib/CodeGen branches on the
-// target.
+// object (as Halide's CodeGen_C asks its dialect subclasses). A GPU target's
+// hooks also own its whole pipeline: the device compile's arguments, the
+// image and its native code. Each target is one file in Targets/ (as
+// Halide's CodeGen_PTX_Dev.cpp), and nothing else in lib/CodeGen branches on
+// the target.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +19,7 @@
 
 #include "qdc/CodeGen/CodeGen.h"
 #include "qdc/KIR/Kernel.h"
+#include "qdc/Target/OffloadTarget.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -24,6 +27,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
+#include <vector>
 
 namespace qdc::codegen {
 
@@ -81,30 +85,47 @@ public:
   /// (the CPU's thread pool splits the count; a GPU task covers it with a
   /// grid-stride loop of its own).
   virtual bool hasHostTripFunctions() const { return false; }
-
-  // GPU targets: how their translation unit becomes an image.
-  /// The extension Clang sees the device source under (".cu", ".hip").
-  virtual llvm::StringRef getSourceExtension() const { return ".cpp"; }
-  /// The image compileImage makes.
-  virtual DeviceImage::Kind getImageKind() const = 0;
-  /// The device source compiled for Arch into the image the runtime loads.
-  virtual llvm::Expected<std::string>
-  compileImage(const class Compiler &C, const std::string &Source,
-               llvm::StringRef Arch) const = 0;
 };
 
-/// NVIDIA GPUs: `__global__` grid-stride functions in Clang's CUDA dialect.
-const TargetHooks &getCudaHooks();
-/// AMD GPUs: the same in Clang's HIP dialect.
-const TargetHooks &getHipHooks();
-/// The CPU: functions over a [begin, end) chunk, in the launcher's unit.
+/// A GPU target: its dialect, and how its translation unit becomes the
+/// images the runtime loads.
+class DeviceHooks : public TargetHooks {
+public:
+  /// The extension Clang sees the device source under (".cu", ".hip").
+  virtual llvm::StringRef getSourceExtension() const = 0;
+  /// The device compile for Target, without the action and input.
+  virtual std::vector<std::string>
+  getDeviceArgs(const Toolchain &Tools, const OffloadTarget &Target) const = 0;
+  /// The device source compiled for Target into its image (of kind
+  /// Target.getImageKind()).
+  virtual llvm::Expected<std::string>
+  compileImage(const class Compiler &C, const std::string &Source,
+               const OffloadTarget &Target) const = 0;
+  /// Whether images of this target get native code beside them (SASS
+  /// beside PTX, when ptxas is found), made by assembleImage, of kind
+  /// getNativeImageKind.
+  virtual bool hasNativeImages(const Toolchain &) const { return false; }
+  virtual ImageKind getNativeImageKind() const { return ImageKind::None; }
+  virtual llvm::Expected<std::string>
+  assembleImage(const class Compiler &C, const std::string &Image,
+                const OffloadTarget &For) const;
+};
+
+/// NVIDIA GPUs: `__global__` grid-stride functions in Clang's CUDA dialect
+/// (Targets/CUDA.cpp).
+const DeviceHooks &getCudaHooks();
+/// AMD GPUs: the same in Clang's HIP dialect (Targets/HIP.cpp).
+const DeviceHooks &getHipHooks();
+/// The CPU: functions over a [begin, end) chunk, in the launcher's unit
+/// (Targets/CPU.cpp).
 const TargetHooks &getCpuHooks();
 
-/// The GPU target of an --offload-arch: HIP for "gfx...", else CUDA.
-const TargetHooks &getHooksForArch(llvm::StringRef Arch);
-/// The target whose source --emit=device-src shows for Archs: HIP when they
-/// are all AMD GPUs, else CUDA.
-const TargetHooks &getHooksForDeviceSource(llvm::ArrayRef<std::string> Archs);
+/// The GPU target of an --offload-arch, by its vendor.
+const DeviceHooks &getHooksForTarget(const OffloadTarget &Target);
+/// The target whose source --emit=device-src shows for Targets: HIP when
+/// they are all AMD GPUs, else CUDA.
+const DeviceHooks &
+getHooksForDeviceSource(llvm::ArrayRef<OffloadTarget> Targets);
 
 } // namespace qdc::codegen
 

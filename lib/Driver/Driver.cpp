@@ -21,6 +21,7 @@
 #include "qdc/Frontend/Frontend.h"
 #include "qdc/KIR/Printer.h"
 #include "qdc/KIR/Verifier.h"
+#include "qdc/Support/Error.h"
 #include "qdc/Transforms/Passes.h"
 
 #include "llvm/Support/ErrorHandling.h"
@@ -42,8 +43,7 @@ constexpr uint64_t MaxInputBytes = 64u << 20;
 /// message names the file.
 static llvm::Expected<std::string> readInput(llvm::StringRef Path) {
   auto Err = [&](const llvm::Twine &Why) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   Why + ": '" + Path + "'");
+    return makeError(Why + ": '" + Path + "'");
   };
   llvm::sys::fs::file_status Status;
   if (std::error_code EC = llvm::sys::fs::status(Path, Status))
@@ -111,27 +111,25 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools);
 /// Every NVIDIA architecture asked for is one the installed ptxas compiles
 /// for (CUDA 13 dropped sm_50 to sm_72, for one); 0 when so.
 static int checkNvidiaArchs(const DriverOptions &Opts, const Toolchain &Tools) {
-  std::vector<std::string> Known;
-  for (const std::string &Arch : Opts.OffloadArchs) {
-    if (getDialectForArch(Arch) != DeviceDialect::Cuda)
+  std::vector<OffloadTarget> Known;
+  for (const OffloadTarget &Target : Opts.Targets) {
+    if (!Target.isNvidia())
       continue;
     if (Known.empty())
-      Known = Tools.getPtxasArchs();
-    if (Known.empty() || llvm::is_contained(Known, Arch))
+      Known = Tools.getPtxasTargets();
+    if (Known.empty() || llvm::is_contained(Known, Target))
       continue;
     // In order of the number: sm_75, ..., sm_90a, sm_100, ...
-    llvm::sort(Known, [](const std::string &A, const std::string &B) {
-      unsigned NA = 0, NB = 0;
-      llvm::StringRef(A).drop_front(3).consumeInteger(10, NA);
-      llvm::StringRef(B).drop_front(3).consumeInteger(10, NB);
-      return std::make_pair(NA, A) < std::make_pair(NB, B);
+    llvm::sort(Known, [](const OffloadTarget &A, const OffloadTarget &B) {
+      return std::make_pair(A.getSmVersion(), A.getName()) <
+             std::make_pair(B.getSmVersion(), B.getName());
     });
     std::string List;
-    for (const std::string &K : Known)
-      List += (List.empty() ? "" : ", ") + K;
-    return reportError("--offload-arch=" + Arch + ": the CUDA toolkit's ptxas (" +
-                       Tools.getPtxas() + ") does not compile for it; it " +
-                       "compiles for " + List);
+    for (const OffloadTarget &K : Known)
+      List += (List.empty() ? "" : ", ") + K.getName();
+    return reportError("--offload-arch=" + Target.getName() +
+                       ": the CUDA toolkit's ptxas (" + Tools.getPtxas() +
+                       ") does not compile for it; it compiles for " + List);
   }
   return 0;
 }
@@ -250,7 +248,7 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
   FOpts.InputFile = Opts.InputFile;
   FOpts.InputText = std::move(*Input);
   FOpts.Tools = &Tools;
-  FOpts.CheckDeviceCode = !Opts.OffloadArchs.empty();
+  FOpts.CheckDeviceCode = !Opts.Targets.empty();
   FrontendSession Session(std::move(FOpts));
   std::optional<kir::Module> M = Session.parse();
   // Ends with clang's "N errors generated." when anything was reported.
@@ -265,7 +263,7 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
   }
   // The rules code generation adds run when code is generated or checked
   // (-fsyntax-only), not for the dumps.
-  bool Dump = Opts.Emit == EmitKind::KIR || Opts.Emit == EmitKind::StreamPlan;
+  bool Dump = isDump(Opts.Emit);
   M->FuseTasks = Opts.FuseTasks;
   runPipeline(*M, Session.getDiags(), Opts.StopAfter,
               /*ForCodeGen=*/!Dump);
@@ -298,16 +296,8 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
     return checkGeneratedCode(Opts, *M, Tools, Session.getWarningLog());
 
   if (Dump) {
-    std::string Text;
-    llvm::raw_string_ostream OS(Text);
-    if (Opts.Emit == EmitKind::KIR)
-      kir::printModule(*M, OS);
-    else if (Opts.PlanAsDot)
-      kir::printStreamPlanDot(*M, OS);
-    else
-      kir::printStreamPlan(*M, OS);
     OutputSet Set;
-    Set.add(Paths.Main, std::move(Text));
+    Set.add(Paths.Main, produceOutput({Opts, *M}));
     addDepfile(Set, Opts, Paths, Session.getDependencies(!Opts.UserDepsOnly));
     return Set.commit();
   }

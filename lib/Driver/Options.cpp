@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "qdc/Driver/Options.h"
+#include "qdc/Support/Error.h"
 #include "qdc/Toolchain/Toolchain.h"
 #include "qdc/Transforms/Passes.h"
 
@@ -27,33 +28,13 @@
 using namespace qdc;
 
 namespace {
-/// Single-dash long options, as the user writes them.
-constexpr llvm::StringLiteral SingleDashOptions[] = {"-MMD",
-                                                     "-MP",
-                                                     "-MM",
-                                                     "-M",
-                                                     "-fsyntax-only",
-                                                     "-Werror",
-                                                     "-std",
-                                                     "-MD",
-                                                     "-MF",
-                                                     "-MT",
-                                                     "-ffast-math",
-                                                     "-fno-fast-math",
-                                                     "-ffuse-tasks",
-                                                     "-fno-fuse-tasks",
-                                                     "-fPIC",
-                                                     "-fpic",
-                                                     "-dumpversion",
-                                                     "-fcolor-diagnostics",
-                                                     "-fno-color-diagnostics",
-                                                     "-fdiagnostics-color",
-                                                     "-isystem",
-                                                     "-include",
-                                                     "-arch",
-                                                     "-gencode"};
+/// The single-dash long options (`-fsyntax-only`, `-MF`), as the
+/// declarations spell them (Parser::dash1); CLI11 reads them with two
+/// dashes.
+using SingleDashList = std::vector<std::string>;
 
-std::string toCLI11Spelling(llvm::StringRef Arg) {
+std::string toCLI11Spelling(llvm::StringRef Arg,
+                            const SingleDashList &SingleDashOptions) {
   // -W<name>, -Wno-<name>, -Werror=<name>, -Wno-error=<name>: qdc's own
   // warnings, or passed to Clang.
   if (Arg.starts_with("-W") && Arg.size() > 2 && Arg != "-Werror")
@@ -83,6 +64,8 @@ std::string toCLI11Spelling(llvm::StringRef Arg) {
 /// Shows single-dash long options the way users type them.
 class QdcFormatter : public CLI::Formatter {
 public:
+  explicit QdcFormatter(const SingleDashList &SingleDashOptions)
+      : SingleDashOptions(SingleDashOptions) {}
   std::string make_option_name(const CLI::Option *Opt,
                                bool IsPositional) const override {
     std::string Name = CLI::Formatter::make_option_name(Opt, IsPositional);
@@ -95,7 +78,35 @@ public:
     }
     return Name;
   }
+
+private:
+  const SingleDashList &SingleDashOptions;
 };
+
+/// The --emit values, in EmitKind's order, and their help.
+const char *const EmitNames[] = {
+#define QDC_OUTPUT_KIND(ENUM, NAME, STAGE, HELP) NAME,
+#include "qdc/Driver/OutputKinds.def"
+};
+const char *const EmitHelp[] = {
+#define QDC_OUTPUT_KIND(ENUM, NAME, STAGE, HELP) HELP,
+#include "qdc/Driver/OutputKinds.def"
+};
+
+std::vector<std::string> getEmitNames() {
+  return {std::begin(EmitNames), std::end(EmitNames)};
+}
+
+/// "What to produce: obj (default: object and header), header, ...".
+std::string getEmitHelp() {
+  std::string Help = "What to produce: ";
+  for (size_t I = 0; I < std::size(EmitNames); ++I) {
+    Help += (I ? ", " : "") + std::string(EmitNames[I]);
+    if (*EmitHelp[I])
+      Help += " (" + std::string(EmitHelp[I]) + ")";
+  }
+  return Help;
+}
 
 struct Parser {
   CLI::App App{"qdc: an ahead-of-time compiler for annotated C++ kernels "
@@ -112,11 +123,32 @@ struct Parser {
   bool ShowVersion = false, DumpVersion = false, CompileOnly = false,
        PIC = false, MMD = false, MM = false;
 
+  /// The single-dash long options declared, as written.
+  SingleDashList SingleDash;
+
   Parser() {
-    App.formatter(std::make_shared<QdcFormatter>());
+    App.formatter(std::make_shared<QdcFormatter>(SingleDash));
     App.get_formatter()->column_width(34);
     App.allow_extras();
     App.set_help_flag("-h,--help", "Print this help and exit");
+    addInputsAndOutputs();
+    addTargets();
+    addCodeGeneration();
+    addPreprocessor();
+    addDiagnostics();
+    addDependencies();
+    addInformation();
+  }
+
+  /// Name, a single-dash long option as the user writes it (`-MF`), as
+  /// CLI11 reads it (`--MF`); the help and the messages show it as written.
+  std::string dash1(const std::string &Name) {
+    SingleDash.push_back(Name);
+    return "-" + Name;
+  }
+
+private:
+  void addInputsAndOutputs() {
     App.add_option("input", Inputs, "The .qd file to compile")
         ->type_name("<file.qd>");
     App.add_option("-o", Opts.OutputFile,
@@ -130,15 +162,31 @@ struct Parser {
                    "Namespace of the generated header (default: the file's "
                    "stem)")
         ->type_name("<name>");
-    App.add_option("--emit", Emit,
-                   "What to produce: obj (default: object and header), "
-                   "header, kir (the kernel IR), stream-plan (groups, tasks, "
-                   "fork and join per kernel), device-src, launcher-src, "
-                   "llvm (device LLVM IR), ptx, hsaco")
+    App.add_option("--emit", Emit, getEmitHelp())
         ->type_name("<kind>")
-        ->check(
-            CLI::IsMember({"obj", "header", "kir", "stream-plan", "device-src",
-                           "launcher-src", "llvm", "ptx", "hsaco"}));
+        ->check(CLI::IsMember(getEmitNames()));
+    App.add_option("--plan-format", PlanFormat,
+                   "Format of --emit=stream-plan: text or dot (Graphviz)")
+        ->type_name("<format>")
+        ->check(CLI::IsMember({"text", "dot"}));
+    App.add_flag("-c", CompileOnly, "Compile to an object (the default)");
+    App.add_option("-x", Language,
+                   "Language of the input: qd (the only one; c++ is taken "
+                   "as qd)")
+        ->type_name("<language>")
+        ->check(CLI::IsMember({"qd", "c++"}));
+    App.add_option("--save-temps", Opts.SaveTemps,
+                   "Keep the intermediate files of an object's compile (the "
+                   "device source, the launcher source, each GPU image) in "
+                   "the current folder (cwd, the default) or beside the "
+                   "object (obj)")
+        ->type_name("<where>")
+        ->check(CLI::IsMember({"cwd", "obj"}));
+    App.add_flag(dash1("-fPIC") + "," + dash1("-fpic"), PIC,
+                 "Accepted: objects are always position independent");
+  }
+
+  void addTargets() {
     App.add_option("--offload-arch", Archs,
                    "GPU architectures to compile for, comma-separated "
                    "(default: sm_80, whose PTX the driver compiles for any "
@@ -147,6 +195,17 @@ struct Parser {
         ->type_name("<arch,...>")
         ->delimiter(',')
         ->allow_extra_args(false);
+    App.add_option(dash1("-arch"), Archs,
+                   "nvcc's spelling of --offload-arch: sm_XX or compute_XX")
+        ->type_name("<arch>")
+        ->allow_extra_args(false);
+    App.add_option(dash1("-gencode"), Gencode,
+                   "nvcc's arch=compute_XX,code=sm_XX: compiles for sm_XX")
+        ->type_name("<spec>")
+        ->allow_extra_args(false);
+  }
+
+  void addCodeGeneration() {
     App.add_option("-O", OptLevel,
                    "Optimization level of the generated code "
                    "(0-3, default 3; -O is -O1, -Os and -Oz are -O2; the "
@@ -154,46 +213,6 @@ struct Parser {
         ->type_name("<level>")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
         ->check(CLI::IsMember({"0", "1", "2", "3"}));
-    App.add_flag("-c", CompileOnly, "Compile to an object (the default)");
-    App.add_option("-x", Language,
-                   "Language of the input: qd (the only one; c++ is taken "
-                   "as qd)")
-        ->type_name("<language>")
-        ->check(CLI::IsMember({"qd", "c++"}));
-    App.add_flag("--fPIC,--fpic", PIC,
-                 "Accepted: objects are always position independent");
-    App.add_flag("--dumpversion", DumpVersion, "Print the version and exit");
-    App.add_flag_callback(
-           "--fcolor-diagnostics", [this] { Opts.Tools.Color = 1; },
-           "Color diagnostics")
-        ->trigger_on_parse();
-    App.add_flag_callback(
-           "--fno-color-diagnostics", [this] { Opts.Tools.Color = 0; },
-           "No color in diagnostics")
-        ->trigger_on_parse();
-    App.add_option("--fdiagnostics-color", DiagnosticsColor,
-                   "Color diagnostics: always, never or auto")
-        ->type_name("<when>")
-        ->check(CLI::IsMember({"always", "never", "auto"}));
-    App.add_option("-U", Opts.Tools.Undefines, "Undefine macro <name>")
-        ->type_name("<macro>")
-        ->allow_extra_args(false);
-    App.add_option("--isystem", Opts.Tools.SystemIncludeDirs,
-                   "Add <dir> to the system include search path")
-        ->type_name("<dir>")
-        ->allow_extra_args(false);
-    App.add_option("--include", Opts.Tools.ForcedIncludes,
-                   "Include <file> before the input")
-        ->type_name("<file>")
-        ->allow_extra_args(false);
-    App.add_option("--arch", Archs,
-                   "nvcc's spelling of --offload-arch: sm_XX or compute_XX")
-        ->type_name("<arch>")
-        ->allow_extra_args(false);
-    App.add_option("--gencode", Gencode,
-                   "nvcc's arch=compute_XX,code=sm_XX: compiles for sm_XX")
-        ->type_name("<spec>")
-        ->allow_extra_args(false);
     App.add_flag("-g", Opts.Tools.DebugInfo,
                  "Line information in the generated code");
     App.add_flag("--debug", Opts.Tools.CheckIndices,
@@ -202,7 +221,7 @@ struct Parser {
                  "synchronization");
     // The last of -ffast-math and -fno-fast-math wins, as in clang.
     App.add_flag_callback(
-           "--ffast-math,--use_fast_math",
+           dash1("-ffast-math") + ",--use_fast_math",
            [this] { Opts.Tools.FastMath = true; },
            "Fast, lossy floating point in device and CPU code: fast-math "
            "flags, approximate single-precision functions and division, "
@@ -210,52 +229,23 @@ struct Parser {
            "by default)")
         ->trigger_on_parse();
     App.add_flag_callback(
-           "--fno-fast-math", [this] { Opts.Tools.FastMath = false; },
+           dash1("-fno-fast-math"), [this] { Opts.Tools.FastMath = false; },
            "Turn -ffast-math off again")
         ->trigger_on_parse();
     // The last of -ffuse-tasks and -fno-fuse-tasks wins.
     App.add_flag_callback(
-           "--ffuse-tasks", [this] { Opts.FuseTasks = true; },
+           dash1("-ffuse-tasks"), [this] { Opts.FuseTasks = true; },
            "Run consecutive small tasks (known ranges of at most 1024 "
            "iterations) as one launch of one block, and do_while loops of "
            "them inside it (the default)")
         ->trigger_on_parse();
     App.add_flag_callback(
-           "--fno-fuse-tasks", [this] { Opts.FuseTasks = false; },
+           dash1("-fno-fuse-tasks"), [this] { Opts.FuseTasks = false; },
            "Launch every task on its own")
         ->trigger_on_parse();
-    App.add_option("--save-temps", Opts.SaveTemps,
-                   "Keep the intermediate files of an object's compile (the "
-                   "device source, the launcher source, each GPU image) in "
-                   "the current folder (cwd, the default) or beside the "
-                   "object (obj)")
-        ->type_name("<where>")
-        ->check(CLI::IsMember({"cwd", "obj"}));
-    App.add_flag("--MMD", MMD,
-                 "As -MD, without the system headers (qdc's own, the C++ "
-                 "library, -isystem folders)");
-    App.add_flag("--MP", Opts.PhonyDeps,
-                 "Add an empty rule for each dependency, so that a deleted "
-                 "header does not stop make");
-    App.add_flag("--M", Opts.DepsOnly,
-                 "Write the dependency rule (to -MF, -o or standard output) "
-                 "and compile nothing");
-    App.add_flag("--MM", MM, "As -M, without the system headers");
-    App.add_flag("--MD", Opts.WriteDepfile,
-                 "Write a depfile listing every file the input includes");
-    App.add_option("--MF", Opts.DepfilePath,
-                   "Write the depfile to <file> (implies -MD; default: the "
-                   "object's name with .d)")
-        ->type_name("<file>");
-    App.add_option("--MT", Opts.DepfileTarget,
-                   "Target of the depfile's rule (default: the object)")
-        ->type_name("<target>");
-    App.add_option("--plan-format", PlanFormat,
-                   "Format of --emit=stream-plan: text or dot (Graphviz)")
-        ->type_name("<format>")
-        ->check(CLI::IsMember({"text", "dot"}));
-    App.add_flag("--fsyntax-only", Opts.SyntaxOnly,
-                 "Check the file, report problems, write nothing");
+  }
+
+  void addPreprocessor() {
     App.add_option("-I", Opts.Tools.IncludeDirs,
                    "Add <dir> to the include search path")
         ->type_name("<dir>")
@@ -263,23 +253,78 @@ struct Parser {
     App.add_option("-D", Opts.Tools.Defines, "Define macro <name>[=<value>]")
         ->type_name("<macro>")
         ->allow_extra_args(false);
-    App.add_option("--std", Opts.Tools.Std,
+    App.add_option("-U", Opts.Tools.Undefines, "Undefine macro <name>")
+        ->type_name("<macro>")
+        ->allow_extra_args(false);
+    App.add_option(dash1("-isystem"), Opts.Tools.SystemIncludeDirs,
+                   "Add <dir> to the system include search path")
+        ->type_name("<dir>")
+        ->allow_extra_args(false);
+    App.add_option(dash1("-include"), Opts.Tools.ForcedIncludes,
+                   "Include <file> before the input")
+        ->type_name("<file>")
+        ->allow_extra_args(false);
+    App.add_option(dash1("-std"), Opts.Tools.Std,
                    "C++ standard of the input "
                    "(default: c++20)")
         ->type_name("<std>");
-    App.add_flag("--Werror", Opts.Tools.WarningsAsErrors,
+  }
+
+  void addDiagnostics() {
+    App.add_flag(dash1("-fsyntax-only"), Opts.SyntaxOnly,
+                 "Check the file, report problems, write nothing");
+    App.add_flag(dash1("-Werror"), Opts.Tools.WarningsAsErrors,
                  "Treat warnings as errors");
     App.add_flag("-w", Opts.Tools.IgnoreWarnings, "Suppress all warnings");
     // -W<name> and -Wno-<name>, rewritten to this (see toCLI11Spelling).
     App.add_option("--warning", Opts.Tools.Warnings)
         ->allow_extra_args(false)
         ->group("");
+    App.add_flag_callback(
+           dash1("-fcolor-diagnostics"), [this] { Opts.Tools.Color = 1; },
+           "Color diagnostics")
+        ->trigger_on_parse();
+    App.add_flag_callback(
+           dash1("-fno-color-diagnostics"), [this] { Opts.Tools.Color = 0; },
+           "No color in diagnostics")
+        ->trigger_on_parse();
+    App.add_option(dash1("-fdiagnostics-color"), DiagnosticsColor,
+                   "Color diagnostics: always, never or auto")
+        ->type_name("<when>")
+        ->check(CLI::IsMember({"always", "never", "auto"}));
     App.add_flag("-v", Opts.Tools.Verbose, "Show the commands qdc runs");
     App.add_flag("--print-commands-only", Opts.Tools.PrintCommandsOnly,
                  "Print the commands qdc would run after the parse, and run "
                  "none of them; write nothing (spelled -###)")
         ->group("");
+  }
+
+  void addDependencies() {
+    App.add_flag(dash1("-MD"), Opts.WriteDepfile,
+                 "Write a depfile listing every file the input includes");
+    App.add_flag(dash1("-MMD"), MMD,
+                 "As -MD, without the system headers (qdc's own, the C++ "
+                 "library, -isystem folders)");
+    App.add_flag(dash1("-M"), Opts.DepsOnly,
+                 "Write the dependency rule (to -MF, -o or standard output) "
+                 "and compile nothing");
+    App.add_flag(dash1("-MM"), MM, "As -M, without the system headers");
+    App.add_option(dash1("-MF"), Opts.DepfilePath,
+                   "Write the depfile to <file> (implies -MD; default: the "
+                   "object's name with .d)")
+        ->type_name("<file>");
+    App.add_option(dash1("-MT"), Opts.DepfileTarget,
+                   "Target of the depfile's rule (default: the object)")
+        ->type_name("<target>");
+    App.add_flag(dash1("-MP"), Opts.PhonyDeps,
+                 "Add an empty rule for each dependency, so that a deleted "
+                 "header does not stop make");
+  }
+
+  void addInformation() {
     App.add_flag("--version", ShowVersion, "Print the version and exit");
+    App.add_flag(dash1("-dumpversion"), DumpVersion,
+                 "Print the version and exit");
     App.add_flag("--print-include-dir", Opts.PrintIncludeDir,
                  "Print the folder that holds <qd/qd.h> and exit");
     App.add_flag("--print-clangd-config", Opts.PrintClangdConfig,
@@ -293,9 +338,6 @@ struct Parser {
   }
 };
 
-llvm::Error makeError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-}
 } // namespace
 
 std::string qdc::getHelpText() {
@@ -372,7 +414,7 @@ static llvm::Error checkValues(llvm::ArrayRef<const char *> Argv) {
 /// With the nearest option name, when one is close.
 static llvm::Error reportUnknown(llvm::StringRef Left,
                                  llvm::ArrayRef<const char *> Argv,
-                                 const CLI::App &App) {
+                                 const Parser &P) {
   std::string Written = Left.str();
   if (!Left.starts_with("--"))
     for (size_t I = 1; I < Argv.size(); ++I) {
@@ -385,11 +427,11 @@ static llvm::Error reportUnknown(llvm::StringRef Left,
   llvm::StringRef Name = llvm::StringRef(Written).split('=').first;
   std::string Best;
   unsigned BestDistance = 3; // at most two edits away
-  for (const CLI::Option *Opt : App.get_options()) {
+  for (const CLI::Option *Opt : P.App.get_options()) {
     std::vector<std::string> Names = Opt->get_lnames();
     for (const std::string &L : Names) {
       std::string Spelled = "--" + L;
-      for (llvm::StringRef Dash : SingleDashOptions)
+      for (llvm::StringRef Dash : P.SingleDash)
         if (Spelled.substr(1) == Dash)
           Spelled = Dash.str();
       unsigned D = Name.edit_distance(Spelled, true, BestDistance);
@@ -405,33 +447,66 @@ static llvm::Error reportUnknown(llvm::StringRef Left,
   return makeError(Message);
 }
 
-llvm::Expected<std::optional<DriverOptions>>
-qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
-  llvm::BumpPtrAllocator Alloc;
-  llvm::StringSaver Saver(Alloc);
-  llvm::SmallVector<const char *, 32> Argv(Args.begin(), Args.end());
-  if (llvm::Error E = expandResponseFiles(Argv, Saver))
-    return E;
-  if (llvm::Error E = checkValues(Argv))
-    return E;
-
-  std::vector<std::string> Normalized;
-  for (size_t I = Argv.size(); I > 1; --I) // CLI11 wants them reversed
-    Normalized.push_back(toCLI11Spelling(Argv[I - 1]));
-
-  Parser P;
-  try {
-    P.App.parse(Normalized);
-  } catch (const CLI::CallForHelp &) {
-    Out << P.App.help();
-    return std::nullopt;
-  } catch (const CLI::ParseError &E) {
-    return makeError(E.what());
+/// --offload-arch (and nvcc's spellings) into P.Opts.Targets: `none`,
+/// `host` or `cpu` alone for the CPU alone, `native` for the GPUs of this
+/// machine, each other value parsed by OffloadTarget.
+static llvm::Error parseTargets(Parser &P) {
+  if (P.Archs.empty())
+    return llvm::Error::success();
+  std::vector<OffloadTarget> &Targets = P.Opts.Targets;
+  Targets.clear();
+  if (P.Archs.size() == 1 &&
+      llvm::is_contained({"none", "host", "cpu"}, P.Archs[0]))
+    return llvm::Error::success();
+  std::vector<OffloadTarget> Native;
+  if (llvm::is_contained(P.Archs, "native")) {
+    std::string Why;
+    Native = detectNativeTargets(Why);
+    if (Native.empty())
+      return makeError("--offload-arch=native: no GPU found on this machine (" +
+                       Why + "); name the architectures instead");
   }
-  if (P.DumpVersion) {
-    Out << QDC_VERSION << '\n';
-    return std::nullopt;
+  auto Add = [&](const OffloadTarget &T) {
+    if (!llvm::is_contained(Targets, T))
+      Targets.push_back(T);
+  };
+  for (const std::string &Arch : P.Archs) {
+    if (Arch == "native") {
+      llvm::for_each(Native, Add);
+      continue;
+    }
+    llvm::Expected<OffloadTarget> T = OffloadTarget::parse(Arch);
+    if (!T)
+      return T.takeError();
+    Add(*T);
   }
+  return llvm::Error::success();
+}
+
+/// What CLI11 left over: the inputs, or an unknown option named as the
+/// user wrote it.
+static llvm::Error takeInputs(Parser &P, llvm::ArrayRef<const char *> Argv) {
+  for (const std::string &Extra : P.App.remaining()) {
+    llvm::StringRef E(Extra);
+    if (E.starts_with("--") && !E.starts_with("---")) {
+      // Map back to what the user typed.
+      for (llvm::StringRef Dash : P.SingleDash)
+        if (E.drop_front() == Dash ||
+            E.drop_front().starts_with((Dash + "=").str()))
+          E = E.drop_front();
+    }
+    if (E.starts_with("-") && E != "-")
+      return reportUnknown(E, Argv, P);
+    P.Inputs.push_back(Extra);
+  }
+  P.Opts.InputFiles = P.Inputs;
+  if (!P.Inputs.empty())
+    P.Opts.InputFile = P.Inputs[0];
+  return llvm::Error::success();
+}
+
+/// The options that read several of CLI11's values into one of ours.
+static llvm::Error combineOptions(Parser &P) {
   if (!P.DiagnosticsColor.empty() && P.DiagnosticsColor != "auto")
     P.Opts.Tools.Color = P.DiagnosticsColor == "always";
   // nvcc's -gencode arch=compute_90,code=sm_90: the code is what runs.
@@ -442,43 +517,10 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
                        ": expected arch=compute_XX,code=sm_XX");
     P.Archs.push_back(Code.split(',').first.str());
   }
-  // compute_XX (PTX for XX) is sm_XX's PTX, which qdc always includes.
-  for (std::string &A : P.Archs)
-    if (llvm::StringRef(A).starts_with("compute_"))
-      A = "sm_" + A.substr(8);
-  if (P.ShowVersion) {
-    Out << "qdc version " << QDC_VERSION << "\nLLVM version "
-        << QDC_LLVM_VERSION << '\n';
-    // The driver adds what it finds (it needs the toolchain).
-    P.Opts.PrintVersion = true;
-    return std::optional<DriverOptions>(std::move(P.Opts));
-  }
-  for (const std::string &Extra : P.App.remaining()) {
-    llvm::StringRef E(Extra);
-    if (E.starts_with("--") && !E.starts_with("---")) {
-      // Map back to what the user typed.
-      for (llvm::StringRef Dash : SingleDashOptions)
-        if (E.drop_front() == Dash ||
-            E.drop_front().starts_with((Dash + "=").str()))
-          E = E.drop_front();
-    }
-    if (E.starts_with("-") && E != "-")
-      return reportUnknown(E, Argv, P.App);
-    P.Inputs.push_back(Extra);
-  }
-  P.Opts.InputFiles = P.Inputs;
-  if (!P.Inputs.empty())
-    P.Opts.InputFile = P.Inputs[0];
-  P.Opts.Emit = llvm::StringSwitch<EmitKind>(P.Emit)
-                    .Case("header", EmitKind::Header)
-                    .Case("kir", EmitKind::KIR)
-                    .Case("stream-plan", EmitKind::StreamPlan)
-                    .Case("device-src", EmitKind::DeviceSource)
-                    .Case("launcher-src", EmitKind::LauncherSource)
-                    .Case("llvm", EmitKind::LLVM)
-                    .Case("ptx", EmitKind::PTX)
-                    .Case("hsaco", EmitKind::HSACO)
-                    .Default(EmitKind::Object);
+  P.Opts.Emit = EmitKind::Object;
+  for (size_t I = 0; I < std::size(EmitNames); ++I)
+    if (P.Emit == EmitNames[I])
+      P.Opts.Emit = static_cast<EmitKind>(I);
   P.Opts.Tools.OptLevel = static_cast<unsigned>(std::stoi(P.OptLevel));
   if (P.MMD)
     P.Opts.WriteDepfile = P.Opts.UserDepsOnly = true;
@@ -486,43 +528,12 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
     P.Opts.DepsOnly = P.Opts.UserDepsOnly = true;
   if (!P.Opts.DepfilePath.empty() && !P.Opts.DepsOnly)
     P.Opts.WriteDepfile = true;
-  if (!P.Archs.empty())
-    P.Opts.OffloadArchs = P.Archs;
-  // --offload-arch=none (or host, cpu): CPU code only, no GPU image.
-  if (P.Opts.OffloadArchs.size() == 1 &&
-      llvm::is_contained({"none", "host", "cpu"}, P.Opts.OffloadArchs[0]))
-    P.Opts.OffloadArchs.clear();
-  // --offload-arch=native: the GPUs of this machine, as clang's.
-  if (llvm::is_contained(P.Opts.OffloadArchs, "native")) {
-    std::string Why;
-    std::vector<std::string> Native = detectNativeArchs(Why);
-    if (Native.empty())
-      return makeError("--offload-arch=native: no GPU found on this machine (" +
-                       Why + "); name the architectures instead");
-    std::vector<std::string> Archs;
-    for (const std::string &A : P.Opts.OffloadArchs)
-      for (const std::string &B :
-           A == "native" ? Native : std::vector<std::string>{A})
-        if (!llvm::is_contained(Archs, B))
-          Archs.push_back(B);
-    P.Opts.OffloadArchs = std::move(Archs);
-  }
-  for (const std::string &Arch : P.Opts.OffloadArchs) {
-    llvm::StringRef A(Arch);
-    unsigned Sm = 0;
-    if (A.starts_with("gfx") && A.size() > 3 &&
-        llvm::all_of(A.drop_front(3), llvm::isAlnum))
-      continue;
-    // sm_XX, or sm_XXa (the architecture-specific features of sm_90a...).
-    llvm::StringRef Number = A.drop_front(3);
-    if (Number.ends_with("a"))
-      Number = Number.drop_back();
-    if (!A.starts_with("sm_") || Number.getAsInteger(10, Sm) || Sm < 50)
-      return makeError("--offload-arch=" + Arch +
-                       ": not a GPU architecture (sm_50 or newer for NVIDIA, "
-                       "gfxNNN for AMD)");
-  }
   P.Opts.PlanAsDot = P.PlanFormat == "dot";
+  return parseTargets(P);
+}
+
+/// What must hold of the options together.
+static llvm::Error checkCombination(const Parser &P) {
   if (!P.Opts.StopAfter.empty() && !findPass(P.Opts.StopAfter))
     return makeError("unknown pass '" + P.Opts.StopAfter +
                      "' in --stop-after; --print-passes lists them");
@@ -545,5 +556,47 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
                        std::to_string(P.Inputs.size()) +
                        " input files: each input gets its own outputs");
   }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::optional<DriverOptions>>
+qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
+  llvm::BumpPtrAllocator Alloc;
+  llvm::StringSaver Saver(Alloc);
+  llvm::SmallVector<const char *, 32> Argv(Args.begin(), Args.end());
+  if (llvm::Error E = expandResponseFiles(Argv, Saver))
+    return E;
+  if (llvm::Error E = checkValues(Argv))
+    return E;
+
+  Parser P;
+  std::vector<std::string> Normalized;
+  for (size_t I = Argv.size(); I > 1; --I) // CLI11 wants them reversed
+    Normalized.push_back(toCLI11Spelling(Argv[I - 1], P.SingleDash));
+  try {
+    P.App.parse(Normalized);
+  } catch (const CLI::CallForHelp &) {
+    Out << P.App.help();
+    return std::nullopt;
+  } catch (const CLI::ParseError &E) {
+    return makeError(E.what());
+  }
+  if (P.DumpVersion) {
+    Out << QDC_VERSION << '\n';
+    return std::nullopt;
+  }
+  if (P.ShowVersion) {
+    Out << "qdc version " << QDC_VERSION << "\nLLVM version "
+        << QDC_LLVM_VERSION << '\n';
+    // The driver adds what it finds (it needs the toolchain).
+    P.Opts.PrintVersion = true;
+    return std::optional<DriverOptions>(std::move(P.Opts));
+  }
+  if (llvm::Error E = takeInputs(P, Argv))
+    return std::move(E);
+  if (llvm::Error E = combineOptions(P))
+    return std::move(E);
+  if (llvm::Error E = checkCombination(P))
+    return std::move(E);
   return std::optional<DriverOptions>(std::move(P.Opts));
 }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Output.h"
+#include "qdc/Support/Error.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -63,9 +64,7 @@ bool qdc::namesSameFile(llvm::StringRef A, llvm::StringRef B) {
 llvm::Error qdc::checkOutputPaths(
     llvm::StringRef Input,
     llvm::ArrayRef<std::pair<std::string, std::string>> Outputs) {
-  auto Fail = [](const llvm::Twine &Msg) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
-  };
+  auto Fail = [](const llvm::Twine &Msg) { return makeError(Msg); };
   // A device (`-o /dev/null -H /dev/null`) takes any number of writers.
   for (size_t I = 0; I < Outputs.size(); ++I) {
     const auto &[Opt, Path] = Outputs[I];

@@ -15,6 +15,8 @@
 #include "Output.h"
 
 #include "qdc/CodeGen/CodeGen.h"
+#include "qdc/KIR/Printer.h"
+#include "qdc/Support/Error.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -52,40 +54,19 @@ std::string qdc::makeDepfile(const std::string &Target,
   return Rule;
 }
 
-static CodeGenStage getStage(EmitKind Emit) {
-  switch (Emit) {
-  case EmitKind::DeviceSource:
-  case EmitKind::Header:
-    return CodeGenStage::Sources;
-  case EmitKind::LLVM:
-    return CodeGenStage::DeviceIR;
-  case EmitKind::PTX:
-  case EmitKind::HSACO:
-    return CodeGenStage::Images;
-  case EmitKind::LauncherSource:
-    return CodeGenStage::Launcher;
-  default:
-    return CodeGenStage::Object;
-  }
-}
-
 /// What must hold of the options before any work is done; 0 when it does.
 static int checkRequest(const DriverOptions &Opts) {
   // Device code of a kind no asked-for GPU has would be an empty file.
-  if (Opts.Emit == EmitKind::PTX &&
-      llvm::none_of(Opts.OffloadArchs, [](const std::string &A) {
-        return getDialectForArch(A) == DeviceDialect::Cuda;
-      }))
+  if (Opts.Emit == EmitKind::PTX && !hasVendor(Opts.Targets, Vendor::NVIDIA))
     return reportError("--emit=ptx needs an NVIDIA GPU in --offload-arch, "
                        "e.g. --offload-arch=sm_90");
-  if (Opts.Emit == EmitKind::LLVM && Opts.OffloadArchs.empty())
+  if (Opts.Emit == EmitKind::LLVM && Opts.Targets.empty())
     return reportError("--emit=llvm writes device LLVM IR and needs a GPU in "
                        "--offload-arch, e.g. --offload-arch=sm_90");
   if (Opts.Emit != EmitKind::HSACO)
     return 0;
-  size_t NumAmd = llvm::count_if(Opts.OffloadArchs, [](const std::string &A) {
-    return getDialectForArch(A) == DeviceDialect::Hip;
-  });
+  size_t NumAmd = llvm::count_if(
+      Opts.Targets, [](const OffloadTarget &T) { return T.isAmd(); });
   if (NumAmd == 0)
     return reportError("--emit=hsaco needs an AMD GPU in --offload-arch, "
                        "e.g. --offload-arch=gfx90a");
@@ -95,39 +76,81 @@ static int checkRequest(const DriverOptions &Opts) {
   return 0;
 }
 
-/// The text a single-output --emit kind asks for.
-static std::string getEmittedText(const DriverOptions &Opts,
-                                  const Artifacts &A) {
+// The producers of OutputKinds.def: the text of each --emit kind.
+
+static std::string produceObject(const OutputRequest &R) {
+  return std::move(R.A->Object);
+}
+static std::string produceHeader(const OutputRequest &R) {
+  return std::move(R.A->Header);
+}
+static std::string produceKIR(const OutputRequest &R) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  kir::printModule(R.M, OS);
+  return Text;
+}
+static std::string produceStreamPlan(const OutputRequest &R) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  if (R.Opts.PlanAsDot)
+    kir::printStreamPlanDot(R.M, OS);
+  else
+    kir::printStreamPlan(R.M, OS);
+  return Text;
+}
+static std::string produceDeviceSource(const OutputRequest &R) {
+  return std::move(R.A->DeviceSource);
+}
+static std::string produceLauncherSource(const OutputRequest &R) {
+  return std::move(R.A->LauncherSource);
+}
+/// Each target's IR, headed by the target when there are several.
+static std::string produceLLVM(const OutputRequest &R) {
   std::string All;
-  switch (Opts.Emit) {
-  case EmitKind::DeviceSource:
-    return A.DeviceSource;
-  case EmitKind::Header:
-    return A.Header;
-  case EmitKind::LauncherSource:
-    return A.LauncherSource;
-  case EmitKind::LLVM:
-    // Each arch's IR, headed by the arch when there are several.
-    for (const auto &[Arch, IR] : A.DeviceIR)
-      All += (A.DeviceIR.size() > 1 ? "; " + Arch + "\n" : "") + IR;
-    return All;
-  case EmitKind::PTX: {
-    std::vector<const DeviceImage *> Ptx;
-    for (const DeviceImage &I : A.Images)
-      if (I.ImageKind == DeviceImage::PTX)
-        Ptx.push_back(&I);
-    for (const DeviceImage *I : Ptx)
-      All += (Ptx.size() > 1 ? "// " + I->Arch + "\n" : "") + I->Data;
-    return All;
-  }
-  case EmitKind::HSACO:
-    for (const DeviceImage &I : A.Images)
-      if (I.ImageKind == DeviceImage::HSACO)
-        return I.Data;
-    return All;
-  default:
-    llvm_unreachable("not a single-output --emit kind");
-  }
+  for (const auto &[Arch, IR] : R.A->DeviceIR)
+    All += (R.A->DeviceIR.size() > 1 ? "; " + Arch + "\n" : "") + IR;
+  return All;
+}
+/// Each PTX, headed by its target when there are several.
+static std::string producePTX(const OutputRequest &R) {
+  std::vector<const DeviceImage *> Ptx;
+  for (const DeviceImage &I : R.A->Images)
+    if (I.Kind == ImageKind::PTX)
+      Ptx.push_back(&I);
+  std::string All;
+  for (const DeviceImage *I : Ptx)
+    All += (Ptx.size() > 1 ? "// " + I->Arch + "\n" : "") + I->Data;
+  return All;
+}
+static std::string produceHSACO(const OutputRequest &R) {
+  for (const DeviceImage &I : R.A->Images)
+    if (I.Kind == ImageKind::HSACO)
+      return I.Data;
+  return {};
+}
+
+namespace {
+struct OutputKindInfo {
+  CodeGenStage Stage;
+  std::string (*Produce)(const OutputRequest &);
+};
+} // namespace
+
+static const OutputKindInfo OutputKinds[] = {
+#define QDC_OUTPUT_KIND(ENUM, NAME, STAGE, HELP)                               \
+  {CodeGenStage::STAGE, &produce##ENUM},
+#include "qdc/Driver/OutputKinds.def"
+};
+
+static const OutputKindInfo &getInfo(EmitKind K) {
+  return OutputKinds[static_cast<size_t>(K)];
+}
+
+bool qdc::isDump(EmitKind K) { return getInfo(K).Stage == CodeGenStage::None; }
+
+std::string qdc::produceOutput(const OutputRequest &R) {
+  return getInfo(R.Opts.Emit).Produce(R);
 }
 
 /// --save-temps: the intermediate files of an object's compile, as (path,
@@ -145,25 +168,18 @@ getSavedTemps(const DriverOptions &Opts, const OutputPaths &Paths,
     llvm::sys::path::append(Path, Stem + Name);
     return std::string(Path);
   };
-  bool Cuda = llvm::any_of(Opts.OffloadArchs, [](const std::string &Arch) {
-    return getDialectForArch(Arch) == DeviceDialect::Cuda;
-  });
   std::vector<std::pair<std::string, std::string>> Temps;
   if (!A.Images.empty()) // none with --offload-arch=none
-    Temps.push_back({PathOf(Cuda ? ".device.cu" : ".device.hip"),
-                     std::move(A.DeviceSource)});
+    Temps.push_back(
+        {PathOf(".device" + getDeviceSourceExtension(Opts.Targets).str()),
+         std::move(A.DeviceSource)});
   Temps.push_back({PathOf(".launcher.cpp"), std::move(A.LauncherSource)});
   for (DeviceImage &I : A.Images) {
-    const char *Ext = I.ImageKind == DeviceImage::PTX     ? ".ptx"
-                      : I.ImageKind == DeviceImage::Cubin ? ".cubin"
-                                                          : ".hsaco";
-    Temps.push_back({PathOf("." + I.Arch + Ext), std::move(I.Data)});
+    Temps.push_back(
+        {PathOf("." + I.Arch + "." + getImageKindExtension(I.Kind).str()),
+         std::move(I.Data)});
   }
   return Temps;
-}
-
-static llvm::Error makeError(const llvm::Twine &Msg) {
-  return llvm::createStringError(llvm::inconvertibleErrorCode(), Msg);
 }
 
 std::vector<std::pair<std::string, std::string>> OutputPaths::list() const {
@@ -237,7 +253,7 @@ static CodeGenOptions makeCodeGenOptions(const DriverOptions &Opts,
   CodeGenOptions CG;
   CG.InputPath = Opts.InputFile;
   CG.Namespace = getGeneratedNamespace(Opts.InputFile, Opts.Namespace);
-  CG.OffloadArchs = Opts.OffloadArchs;
+  CG.Targets = Opts.Targets;
   CG.Stage = Stage;
   CG.Warnings = &Warnings;
   return CG;
@@ -258,8 +274,8 @@ int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
                       WarningLog &Warnings) {
   if (int RC = checkRequest(Opts))
     return RC;
-  llvm::Expected<Artifacts> A =
-      emit(M, makeCodeGenOptions(Opts, getStage(Opts.Emit), Warnings), Tools);
+  llvm::Expected<Artifacts> A = emit(
+      M, makeCodeGenOptions(Opts, getInfo(Opts.Emit).Stage, Warnings), Tools);
   if (!A)
     return reportError(llvm::toString(A.takeError()));
 
@@ -268,7 +284,7 @@ int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
   if (Opts.Emit == EmitKind::Object) {
     if (!Paths.Header.empty())
       Set.add(Paths.Header, std::move(A->Header));
-    Set.add(Paths.Main, std::move(A->Object));
+    Set.add(Paths.Main, produceOutput({Opts, M, &*A}));
     if (!Opts.SaveTemps.empty()) {
       std::vector<std::pair<std::string, std::string>> Checked = Paths.list();
       auto Temps = getSavedTemps(Opts, Paths, *A);
@@ -280,7 +296,7 @@ int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
         Set.add(Path, std::move(Text));
     }
   } else {
-    Set.add(Paths.Main, getEmittedText(Opts, *A));
+    Set.add(Paths.Main, produceOutput({Opts, M, &*A}));
   }
   addDepfile(Set, Opts, Paths, Dependencies);
   if (Opts.Tools.PrintCommandsOnly) // -###: nothing is written

@@ -12,6 +12,7 @@
 
 #include "Output.h"
 
+#include "qdc/CodeGen/CodeGen.h"
 #include "qdc/Driver/Options.h"
 #include "qdc/KIR/Kernel.h"
 #include "qdc/Toolchain/Toolchain.h"
@@ -34,6 +35,20 @@ struct OutputPaths {
 /// Where Opts sends each output; an error when it cannot say (an object to
 /// standard output, a depfile with no name).
 llvm::Expected<OutputPaths> getOutputPaths(const DriverOptions &Opts);
+
+/// What a producer of OutputKinds.def makes its text from: A is null for
+/// the kernel-IR dumps (isDump), which need no code generation; a producer
+/// may move its text out of A.
+struct OutputRequest {
+  const DriverOptions &Opts;
+  const kir::Module &M;
+  Artifacts *A = nullptr;
+};
+
+/// Whether --emit=K prints the kernel IR before code generation.
+bool isDump(EmitKind K);
+/// The text of --emit=R.Opts.Emit (for the object, the object).
+std::string produceOutput(const OutputRequest &R);
 
 /// A Make rule for Target naming Deps (the input first); with Phony (-MP)
 /// also an empty rule for each header.

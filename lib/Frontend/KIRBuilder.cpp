@@ -519,8 +519,7 @@ private:
   void checkBounds(const clang::Stmt *Loop,
                    llvm::ArrayRef<const clang::Expr *> Bounds, kir::Stmt &Out) {
     if (Src.isSpelledInFile(Loop->getSourceRange()))
-      Out.DeviceBounds = Out.BoundsReadMemory =
-          Rules.checkLoopBounds(Loop, Bounds);
+      Out.BoundsReadMemory = Rules.checkLoopBounds(Loop, Bounds);
   }
 
   /// for (T i = b; i < e; ++i), with i++ or i += 1 also accepted.

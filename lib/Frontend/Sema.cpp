@@ -9,7 +9,6 @@
 
 #include "Sema.h"
 
-#include "qd/abi.h"
 #include "qd/detail/math_list.h"
 
 #include "clang/AST/DeclCXX.h"
@@ -462,9 +461,9 @@ void Sema::checkGraphLoop(const clang::WhileStmt *W,
   std::string Name = Kernel->getNameAsString();
   if (Misplaced)
     Diags.report(DiagID::err_do_while_nested, Built.Loc) << Name << Misplaced;
-  else if (Depth >= QDRT_MAX_LOOP_DEPTH)
+  else if (Depth >= kir::MaxGraphLoopDepth)
     Diags.report(DiagID::err_do_while_too_deep, Built.Loc)
-        << std::to_string(QDRT_MAX_LOOP_DEPTH);
+        << std::to_string(kir::MaxGraphLoopDepth);
   else if (!IsGraph)
     Diags.report(DiagID::err_do_while_not_graph, Built.Loc) << Name;
   findGraphLoopJumps(W->getBody(), Src, Diags);

@@ -38,10 +38,6 @@ using namespace qdc;
 namespace fs = llvm::sys::fs;
 namespace path = llvm::sys::path;
 
-DeviceDialect qdc::getDialectForArch(llvm::StringRef Arch) {
-  return Arch.starts_with("gfx") ? DeviceDialect::Hip : DeviceDialect::Cuda;
-}
-
 /// A, B, C and D joined by the path separator; empty parts are left out.
 static std::string join(llvm::StringRef A, llvm::StringRef B,
                         llvm::StringRef C = {}, llvm::StringRef D = {}) {
@@ -148,30 +144,6 @@ Toolchain::Toolchain(const char *Argv0, ToolchainOptions O)
     }
 }
 
-std::vector<std::string> Toolchain::getRocmBitcode(llvm::StringRef Arch) const {
-  if (RocmBitcodeDir.empty() || getDialectForArch(Arch) != DeviceDialect::Hip)
-    return {};
-  bool Wave64 = Arch.starts_with("gfx9") || Arch.starts_with("gfx8");
-  std::vector<std::string> Names = {
-      "ocml.bc", "ockl.bc", "oclc_daz_opt_off.bc",
-      // -ffast-math is also -ffinite-math-only, and takes a faster sqrt.
-      Opts.FastMath ? "oclc_unsafe_math_on.bc" : "oclc_unsafe_math_off.bc",
-      Opts.FastMath ? "oclc_finite_only_on.bc" : "oclc_finite_only_off.bc",
-      Opts.FastMath ? "oclc_correctly_rounded_sqrt_off.bc"
-                    : "oclc_correctly_rounded_sqrt_on.bc",
-      Wave64 ? "oclc_wavefrontsize64_on.bc" : "oclc_wavefrontsize64_off.bc",
-      "oclc_isa_version_" + Arch.drop_front(3).str() + ".bc",
-      "oclc_abi_version_500.bc"};
-  std::vector<std::string> Out;
-  for (const std::string &N : Names) {
-    std::string Path = join(RocmBitcodeDir, N);
-    if (!fs::exists(Path))
-      return {};
-    Out.push_back(Path);
-  }
-  return Out;
-}
-
 std::string Toolchain::getHostCPU() const {
   llvm::Triple T(llvm::sys::getDefaultTargetTriple());
   return T.getArch() == llvm::Triple::x86_64 ? "x86-64" : "generic";
@@ -235,7 +207,7 @@ void Toolchain::appendWarningArgs(std::vector<std::string> &Args) const {
       Args.push_back("-W" + W);
 }
 
-std::vector<std::string> Toolchain::getCommonCompileArgs() const {
+std::vector<std::string> Toolchain::getCompileArgs() const {
   std::vector<std::string> Args = {ClangDriver, "-std=" + Opts.Std,
                                    "-O" + std::to_string(Opts.OptLevel),
                                    // A system folder: its functions keep
@@ -270,43 +242,8 @@ std::vector<std::string> Toolchain::getCommonCompileArgs() const {
   return Args;
 }
 
-/// Links each bitcode file into the module as Clang's builtins are.
-static void appendBitcode(std::vector<std::string> &Args,
-                          llvm::ArrayRef<std::string> Files) {
-  for (const std::string &BC : Files)
-    Args.insert(Args.end(),
-                {"-Xclang", "-mlink-builtin-bitcode", "-Xclang", BC});
-}
-
-std::vector<std::string> Toolchain::getDeviceArgs(llvm::StringRef Arch) const {
-  std::vector<std::string> Args = getCommonCompileArgs();
-  if (getDialectForArch(Arch) == DeviceDialect::Cuda) {
-    Args.insert(Args.end(), {"-x", "cuda", "--cuda-device-only",
-                             "--cuda-gpu-arch=" + Arch.str(), "-nocudainc",
-                             "-nocudalib", "-Wno-unknown-cuda-version"});
-    // nvcc's --use_fast_math: single precision flushes denormals, and
-    // prelude_cuda.h picks libdevice's approximate functions.
-    if (Opts.FastMath)
-      Args.insert(Args.end(), {"-fgpu-flush-denormals-to-zero",
-                               "-fgpu-approx-transcendentals"});
-    if (!Libdevice.empty()) {
-      Args.push_back("-DQD_HAVE_LIBDEVICE=1");
-      appendBitcode(Args, {Libdevice});
-    }
-    return Args;
-  }
-  Args.insert(Args.end(),
-              {"-x", "hip", "--cuda-device-only",
-               "--offload-arch=" + Arch.str(), "-nogpuinc", "-nogpulib"});
-  std::vector<std::string> Bitcode = getRocmBitcode(Arch);
-  if (!Bitcode.empty())
-    Args.push_back("-DQD_HAVE_OCML=1");
-  appendBitcode(Args, Bitcode);
-  return Args;
-}
-
 std::vector<std::string> Toolchain::getHostArgs() const {
-  std::vector<std::string> Args = getCommonCompileArgs();
+  std::vector<std::string> Args = getCompileArgs();
   Args.insert(Args.end(), {"-x", "c++", "-c", "-fPIC",
                            // A failed assert in CPU task code leaves the
                            // task (qd/detail/kernel.h), not the process.
@@ -314,7 +251,7 @@ std::vector<std::string> Toolchain::getHostArgs() const {
   return Args;
 }
 
-std::vector<std::string> Toolchain::getPtxasArchs() const {
+std::vector<OffloadTarget> Toolchain::getPtxasTargets() const {
   if (Ptxas.empty())
     return {};
   llvm::SmallString<128> Log;
@@ -331,7 +268,7 @@ std::vector<std::string> Toolchain::getPtxasArchs() const {
   if (RC != 0 || !Text)
     return {};
   // "--gpu-name ... Allowed values for this option:  'compute_100', ...,
-  // 'sm_90a'.": the quoted sm_ names of the first such list.
+  // 'sm_90a'.": the quoted NVIDIA target names of the first such list.
   llvm::StringRef Help = (*Text)->getBuffer();
   size_t At = Help.find("--gpu-name");
   if (At == llvm::StringRef::npos)
@@ -344,34 +281,18 @@ std::vector<std::string> Toolchain::getPtxasArchs() const {
     return {};
   llvm::SmallVector<llvm::StringRef, 64> Items;
   Help.slice(Begin, End).split(Items, '\'');
-  std::vector<std::string> Archs;
-  for (llvm::StringRef Item : Items)
-    if (Item.starts_with("sm_"))
-      Archs.push_back(Item.str());
-  return Archs;
+  std::vector<OffloadTarget> Targets;
+  for (llvm::StringRef Item : Items) {
+    llvm::Expected<OffloadTarget> T = OffloadTarget::parse(Item);
+    if (T && T->isNvidia())
+      Targets.push_back(std::move(*T));
+    else if (!T)
+      llvm::consumeError(T.takeError());
+  }
+  return Targets;
 }
 
-std::vector<std::string> Toolchain::getPtxasArgs(llvm::StringRef Arch,
-                                                 llvm::StringRef In,
-                                                 llvm::StringRef Out) const {
-  std::vector<std::string> Args = {Ptxas,
-                                   "-arch=" + Arch.str(),
-                                   "-O" + std::to_string(Opts.OptLevel),
-                                   "-o",
-                                   Out.str(),
-                                   In.str()};
-  if (Opts.DebugInfo)
-    Args.push_back("-lineinfo");
-  return Args;
-}
-
-std::vector<std::string> Toolchain::getLldArgs(llvm::StringRef In,
-                                               llvm::StringRef Out) const {
-  return {Lld,       "-m", "elf64_amdgpu", "--no-undefined",
-          "-shared", "-o", Out.str(),      In.str()};
-}
-
-std::vector<std::string> qdc::detectNativeArchs(std::string &Why) {
+std::vector<OffloadTarget> qdc::detectNativeTargets(std::string &Why) {
   std::string Error;
   auto Lib =
       llvm::sys::DynamicLibrary::getPermanentLibrary("libcuda.so.1", &Error);
@@ -395,16 +316,16 @@ std::vector<std::string> qdc::detectNativeArchs(std::string &Why) {
     Why = "the CUDA driver reports no GPU";
     return {};
   }
-  std::vector<std::string> Out;
+  std::vector<OffloadTarget> Out;
   for (int I = 0; I < N; ++I) {
     int Dev = 0, Major = 0, Minor = 0;
     // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR.
     if (Get(&Dev, I) != 0 || Attr(&Major, 75, Dev) != 0 ||
         Attr(&Minor, 76, Dev) != 0)
       continue;
-    std::string Arch = "sm_" + std::to_string(Major * 10 + Minor);
-    if (std::find(Out.begin(), Out.end(), Arch) == Out.end())
-      Out.push_back(Arch);
+    OffloadTarget T = OffloadTarget::getNvidia(Major, Minor);
+    if (std::find(Out.begin(), Out.end(), T) == Out.end())
+      Out.push_back(T);
   }
   if (Out.empty())
     Why = "the CUDA driver did not say what its GPUs are";

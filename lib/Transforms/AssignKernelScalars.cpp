@@ -161,7 +161,7 @@ private:
         if (const LoopAccess *R = L.findReduction(A.DeclId, A.VarIndex))
           reportReadOfReduced(*V, A, *R);
         else if (A.InHeader)
-          setDeviceBounds(L);
+          setDeviceBounds(L.Id);
         break;
       case LoopAccess::Reduce:
         checkReduction(L, A, *V);
@@ -212,9 +212,9 @@ private:
       }
   }
 
-  void setDeviceBounds(Stmt &L) {
-    L.DeviceBounds = true;
-    if (std::optional<size_t> T = getTask(L.Id))
+  /// Loop Id's task evaluates its bounds when it starts, on the device.
+  void setDeviceBounds(unsigned Id) {
+    if (std::optional<size_t> T = getTask(Id))
       K.Tasks[*T].DeviceBounds = true;
   }
 

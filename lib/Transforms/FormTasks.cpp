@@ -114,7 +114,7 @@ private:
     T.IndexType = S.IndexType;
     T.IndexVars = S.IndexVars;
     T.Extents = S.Extents;
-    T.DeviceBounds = S.DeviceBounds;
+    T.DeviceBounds = S.BoundsReadMemory;
     T.BoundsInScalars = S.BoundsReadMemory;
     T.StmtIds.push_back(S.Id);
     T.Loc = S.Loc;

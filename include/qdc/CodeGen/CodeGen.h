@@ -16,6 +16,7 @@
 #define QDC_CODEGEN_CODEGEN_H
 
 #include "qdc/KIR/Kernel.h"
+#include "qdc/Target/OffloadTarget.h"
 #include "qdc/Toolchain/Toolchain.h"
 #include "qdc/Toolchain/WarningLog.h"
 
@@ -28,13 +29,14 @@ namespace qdc {
 
 /// A compiled device image, embedded in the object.
 struct DeviceImage {
-  enum Kind { PTX = 1, Cubin = 2, HSACO = 3 } ImageKind;
-  std::string Arch; ///< "sm_80", "gfx90a"
+  ImageKind Kind;
+  std::string Arch; ///< the target's name (OffloadTarget::getName)
   std::string Data;
 };
 
 /// How far code generation goes: each stage needs the ones before it.
 enum class CodeGenStage {
+  None,     ///< no code generation (the driver's kernel-IR dumps)
   Sources,  ///< device sources and the header only
   DeviceIR, ///< the device LLVM IR per arch
   Images,   ///< PTX (and SASS when ptxas is found), HSACO
@@ -51,7 +53,7 @@ struct CodeGenOptions {
   std::string InputPath;
   /// The generated namespace (see getGeneratedNamespace).
   std::string Namespace;
-  std::vector<std::string> OffloadArchs = {"sm_80"};
+  std::vector<OffloadTarget> Targets = {OffloadTarget::getNvidia(8, 0)};
   CodeGenStage Stage = CodeGenStage::Object;
   /// The warnings already printed about the input: the compiles print
   /// only new ones at its lines. Null: a log of this run's own.
@@ -65,8 +67,8 @@ struct Artifacts {
   std::string Header;
   /// Per offload arch, in the order given: its device LLVM IR (DeviceIR).
   std::vector<std::pair<std::string, std::string>> DeviceIR;
-  /// PTX per sm arch, then SASS per sm arch (when ptxas is found), then
-  /// HSACO per gfx arch (Images).
+  /// PTX per NVIDIA target, then SASS per NVIDIA target (when ptxas is
+  /// found), then HSACO per AMD target (Images).
   std::vector<DeviceImage> Images;
   std::string LauncherSource;
   /// The relocatable host object (Object).
@@ -81,6 +83,10 @@ std::string getGeneratedNamespace(llvm::StringRef InputFile,
 /// An error unless Name (from --namespace) can name the generated
 /// namespace: identifiers that are not C++ keywords, joined by `::`.
 llvm::Error checkGeneratedNamespace(llvm::StringRef Name);
+
+/// The extension of the device source for Targets (".cu", ".hip"), as
+/// --save-temps names it.
+llvm::StringRef getDeviceSourceExtension(llvm::ArrayRef<OffloadTarget> Targets);
 
 /// Generates everything Opts.Stage needs from M, which passed every rule.
 llvm::Expected<Artifacts> emit(const kir::Module &M, const CodeGenOptions &Opts,

@@ -25,16 +25,10 @@
 
 namespace qdc {
 
+/// What --emit asks for: the rows of OutputKinds.def.
 enum class EmitKind {
-  Object,
-  Header,
-  KIR,
-  StreamPlan,
-  DeviceSource,
-  LauncherSource,
-  LLVM,
-  PTX,
-  HSACO
+#define QDC_OUTPUT_KIND(ENUM, NAME, STAGE, HELP) ENUM,
+#include "qdc/Driver/OutputKinds.def"
 };
 
 struct DriverOptions {
@@ -45,7 +39,8 @@ struct DriverOptions {
   std::string OutputFile; ///< empty: the default for the emit kind
   std::string HeaderFile; ///< -H; empty: <stem>.qd.h beside the object
   std::string Namespace;  ///< empty: the file's stem
-  std::vector<std::string> OffloadArchs = {"sm_80"};
+  /// --offload-arch, parsed (none: the CPU alone).
+  std::vector<OffloadTarget> Targets = {OffloadTarget::getNvidia(8, 0)};
   /// -I, -D, -std=, -O, -g, -Werror, -w, -v: what shapes Clang command lines.
   ToolchainOptions Tools;
   bool WriteDepfile = false; ///< -MD

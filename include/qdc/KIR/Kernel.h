@@ -31,6 +31,10 @@
 
 namespace qdc::kir {
 
+/// How deep do_while graph loops nest: the runtime's QDRT_MAX_LOOP_DEPTH
+/// (qd/abi.h; a unit test keeps the two equal).
+inline constexpr unsigned MaxGraphLoopDepth = 16;
+
 /// The element types a kernel parameter, ndarray or field can have.
 enum class ScalarType {
 #define QDC_SCALAR_TYPE(ENUM, NAME, SPELLING, KIND, BYTES) ENUM,
@@ -234,13 +238,11 @@ struct Stmt {
   TextRange LoopBody; ///< the loop body's text
   /// Its accesses to the kernel's locals: one per (variable, kind, op).
   llvm::SmallVector<LoopAccess, 2> Accesses;
-  /// A bound reads memory (a field, an ndarray or pointer element): the
-  /// task evaluates its bounds on the device when it starts. Also set by
-  /// assign-kernel-scalars when a bound reads a kernel scalar.
-  bool DeviceBounds = false;
-  /// A bound reads memory, which the loop's own iterations may change:
-  /// form-tasks puts a serial task before the loop's that evaluates the
-  /// bounds once, into the kernel-scalar block, where the loop reads them.
+  /// A bound reads memory (a field, an ndarray or pointer element), which
+  /// the loop's own iterations may change: its task evaluates the bounds on
+  /// the device (Task::DeviceBounds), and form-tasks puts a serial task
+  /// before it that evaluates them once, into the kernel-scalar block,
+  /// where the loop reads them.
   bool BoundsReadMemory = false;
   /// A loop's reduction of variable VarIndex of local statement DeclId.
   const LoopAccess *findReduction(unsigned DeclId, unsigned VarIndex) const;
@@ -330,7 +332,9 @@ struct Task {
   llvm::SmallVector<std::string, 2> IndexVars;
   llvm::SmallVector<Extent, 2> Extents;
   /// The extents are evaluated by the task itself when it starts, on the
-  /// device, not by the launcher.
+  /// device, not by the launcher: set by form-tasks when a bound reads
+  /// memory (Stmt::BoundsReadMemory) and by assign-kernel-scalars when one
+  /// reads a kernel scalar. Stored here only.
   bool DeviceBounds = false;
   /// A serial task that only evaluates the bounds of the loop task after it
   /// (the loop's statement is its one statement) into the kernel-scalar

@@ -20,6 +20,8 @@
 #ifndef QDC_TOOLCHAIN_TOOLCHAIN_H
 #define QDC_TOOLCHAIN_TOOLCHAIN_H
 
+#include "qdc/Target/OffloadTarget.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -62,17 +64,10 @@ struct ToolchainOptions {
 /// `error=stream-race`, `no-error=stream-race`) rather than Clang's.
 bool isQdcWarningOption(llvm::StringRef W);
 
-/// The GPU dialect of a device compile, chosen by the offload arch.
-enum class DeviceDialect { Cuda, Hip };
-
-/// "gfx..." is AMD (HIP); anything else ("sm_80") is NVIDIA (CUDA).
-DeviceDialect getDialectForArch(llvm::StringRef Arch);
-
-/// --offload-arch=native: the sm_XX of each NVIDIA GPU of this machine, as
-/// the CUDA driver (libcuda.so.1) reports them, without repeats; empty with
-/// Why set when there is none (no driver, no device). AMD GPUs are not
-/// detected.
-std::vector<std::string> detectNativeArchs(std::string &Why);
+/// --offload-arch=native: each NVIDIA GPU of this machine, as the CUDA
+/// driver (libcuda.so.1) reports them, without repeats; empty with Why set
+/// when there is none (no driver, no device). AMD GPUs are not detected.
+std::vector<OffloadTarget> detectNativeTargets(std::string &Why);
 
 class Toolchain {
 public:
@@ -90,18 +85,15 @@ public:
   const std::string &getClangDriverPath() const { return ClangDriver; }
   /// ptxas of the CUDA toolkit, or empty when none was found.
   const std::string &getPtxas() const { return Ptxas; }
-  /// The NVIDIA architectures (sm_XX...) that ptxas compiles for, read
-  /// from its --help; empty when there is no ptxas or the list is not there.
-  std::vector<std::string> getPtxasArchs() const;
+  /// The NVIDIA targets that ptxas compiles for, read from its --help;
+  /// empty when there is no ptxas or the list is not there.
+  std::vector<OffloadTarget> getPtxasTargets() const;
   /// libdevice bitcode for CUDA math, or empty.
   const std::string &getLibdevice() const { return Libdevice; }
   /// ld.lld, which links AMDGPU code objects into HSACO, or empty.
   const std::string &getLld() const { return Lld; }
   /// The folder with the ROCm device libraries' bitcode, or empty.
   const std::string &getRocmBitcodeDir() const { return RocmBitcodeDir; }
-  /// The ROCm bitcode libraries for Arch in link order; empty when any is
-  /// missing.
-  std::vector<std::string> getRocmBitcode(llvm::StringRef Arch) const;
   /// The CPU the host object is generated for: the baseline of the host
   /// architecture ("x86-64"), so objects run on any machine of that kind.
   std::string getHostCPU() const;
@@ -109,21 +101,13 @@ public:
   /// `clang -fsyntax-only -x c++ ...` for the .qd file itself.
   std::vector<std::string> getParseArgs(llvm::StringRef Input,
                                         bool Color) const;
-  /// The device compile of a generated CUDA or HIP translation unit for
-  /// Arch, without the action and input.
-  std::vector<std::string> getDeviceArgs(llvm::StringRef Arch) const;
+  /// What every compile of generated code starts with (the device
+  /// compiles add their target's arguments, lib/CodeGen/Targets).
+  std::vector<std::string> getCompileArgs() const;
   /// The host compile of the generated launcher translation unit.
   std::vector<std::string> getHostArgs() const;
-  /// ptxas assembling In into Out for Arch.
-  std::vector<std::string> getPtxasArgs(llvm::StringRef Arch,
-                                        llvm::StringRef In,
-                                        llvm::StringRef Out) const;
-  /// ld.lld linking an AMDGPU object into an HSACO.
-  std::vector<std::string> getLldArgs(llvm::StringRef In,
-                                      llvm::StringRef Out) const;
 
 private:
-  std::vector<std::string> getCommonCompileArgs() const;
   /// -I, -isystem, -D, -U and -include, as the user gave them.
   void appendPreprocessorArgs(std::vector<std::string> &Args) const;
   /// The user's warning options (-W..., -Werror, -w) and qdc's own.
