@@ -15,7 +15,6 @@
 #include "Runtime.h"
 
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 
 using namespace qd;
@@ -93,7 +92,7 @@ Stream qd::create_stream() {
   Runtime &R = current();
   Device &D = R.device();
   void *H = D.createStream();
-  Stream S(D.hasStreams() ? H : nullptr, H, /*owned=*/true, R.generation());
+  Stream S(D.getNativeStream(H), H, /*owned=*/true, R.generation());
   S.live_ = true;
   return S;
 }
@@ -194,6 +193,7 @@ Event qd::create_event(EventOptions Options) {
   Runtime &R = current();
   Event E;
   E.handle_ = R.device().createEvent(Options.timing);
+  E.native_ = R.device().getNativeEvent(E.handle_);
   E.live_ = true;
   E.timing_ = Options.timing;
   E.generation_ = R.generation();
@@ -208,9 +208,9 @@ Event::~Event() {
 }
 
 Event::Event(Event &&O) noexcept
-    : handle_(O.handle_), live_(O.live_), timing_(O.timing_),
-      generation_(O.generation_), host_ms_(O.host_ms_) {
-  O.handle_ = nullptr;
+    : native_(O.native_), handle_(O.handle_), live_(O.live_),
+      timing_(O.timing_), generation_(O.generation_) {
+  O.native_ = O.handle_ = nullptr;
   O.live_ = false;
 }
 
@@ -233,18 +233,10 @@ static Device &eventDevice(bool Live, uint64_t Generation, const char *Op) {
   return *D;
 }
 
-static double hostNowMs() {
-  using namespace std::chrono;
-  return duration<double, std::milli>(steady_clock::now().time_since_epoch())
-      .count();
-}
-
 void Event::record(const Stream &S) {
   CallGuard Guard;
   Device &D = eventDevice(live_, generation_, "record");
   D.recordEvent(handle_, detail::stream_handle(S, "qd::Event::record"));
-  if (!D.hasStreams())
-    host_ms_ = hostNowMs(); // CPU work is done when it returns
 }
 
 void Event::record() { record(Stream()); }
@@ -274,7 +266,7 @@ void Event::destroy() {
   Device *D = deviceOf(generation_);
   void *H = handle_;
   live_ = false;
-  handle_ = nullptr;
+  native_ = handle_ = nullptr;
   if (D)
     D->destroyEvent(H);
 }
@@ -286,11 +278,6 @@ float qd::elapsed_ms(const Event &Start, const Event &End) {
   CallGuard Guard;
   Device &D = eventDevice(Start.live_, Start.generation_, "elapsed_ms");
   eventDevice(End.live_, End.generation_, "elapsed_ms");
-  if (!D.hasStreams()) {
-    if (Start.host_ms_ < 0 || End.host_ms_ < 0)
-      throw Error("qd::elapsed_ms: an event was never recorded");
-    return static_cast<float>(End.host_ms_ - Start.host_ms_);
-  }
   return D.elapsedMs(Start.handle_, End.handle_);
 }
 

@@ -63,8 +63,6 @@ public:
   virtual Arch arch() const = 0;
   /// E.g. "NVIDIA H100 80GB HBM3 (sm_90)".
   virtual std::string describe() const = 0;
-  /// False on the CPU backend, where work runs when it is launched.
-  virtual bool hasStreams() const { return true; }
   /// True when launch() runs the task to completion on host threads, each
   /// running its chunk with qd::detail::cpu_assert_record_ set to the
   /// launching thread's (the CPU backend): a launch's assertions then have
@@ -72,10 +70,16 @@ public:
   virtual bool hasLaunchRecords() const { return false; }
 
   virtual Handle createStream() = 0;
+  /// What qd::Stream::handle() shows for Stream: the driver's stream on a
+  /// GPU; none (nullptr) on the CPU, whose streams are its own.
+  virtual Handle getNativeStream(Handle Stream) const { return Stream; }
   virtual void destroyStream(Handle Stream) = 0;
   virtual void synchronizeStream(Handle Stream) = 0;
 
   virtual Handle createEvent(bool Timing) = 0;
+  /// What qd::Event::handle() shows for Event: the driver's event on a
+  /// GPU; none (nullptr) on the CPU.
+  virtual Handle getNativeEvent(Handle Event) const { return Event; }
   virtual void destroyEvent(Handle Event) = 0;
   virtual void recordEvent(Handle Event, Handle Stream) = 0;
   virtual void streamWaitEvent(Handle Stream, Handle Event) = 0;

@@ -252,9 +252,8 @@ static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
              Stream);
   };
 
-  if (K.num_groups == 0 || !D.hasStreams()) {
-    // In order on the launch stream; on the CPU the groups simply run one
-    // after another in source order.
+  if (K.num_groups == 0) {
+    // In order on the launch stream.
     for (uint32_t I = Begin; I < End; ++I)
       LaunchTask(I, LaunchStream);
     return;

@@ -165,21 +165,20 @@ void *Runtime::allocate(size_t Bytes) {
   size_t Words = (Bytes + 3) / 4;
   void *P = D->allocate(Words * 4);
   try {
-    // A new array holds zeros, never an earlier one's bytes. On a GPU the
-    // memset runs on a stream of the runtime's own, waited for here: the
-    // array may be used at once on any stream (non-blocking streams do not
-    // wait for the default one).
-    Handle Stream = nullptr;
-    if (Words && D->hasStreams()) {
-      std::lock_guard<std::mutex> Lock(BuffersMutex);
-      if (!ZeroStream)
-        ZeroStream = D->createStream();
-      Stream = ZeroStream;
-    }
+    // A new array holds zeros, never an earlier one's bytes. The memset
+    // runs on a stream of the runtime's own, waited for here: the array may
+    // be used at once on any stream (non-blocking streams do not wait for
+    // the default one).
     if (Words) {
+      Handle Stream = nullptr;
+      {
+        std::lock_guard<std::mutex> Lock(BuffersMutex);
+        if (!ZeroStream)
+          ZeroStream = D->createStream();
+        Stream = ZeroStream;
+      }
       D->memset(P, 0, 4, Words, Stream);
-      if (Stream)
-        D->synchronizeStream(Stream);
+      D->synchronizeStream(Stream);
     }
     std::lock_guard<std::mutex> Lock(BuffersMutex);
     Buffers.insert(P);

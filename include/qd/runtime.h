@@ -131,16 +131,17 @@ public:
   bool query() const;
   /// Destroys the event; handle() becomes 0. Idempotent.
   void destroy();
-  void *handle() const { return handle_; }
+  /// The driver's event (CUevent, hipEvent_t); 0 on the CPU backend.
+  void *handle() const { return native_; }
 
 private:
   friend Event create_event(EventOptions);
   friend float elapsed_ms(const Event &, const Event &);
-  void *handle_ = nullptr;
+  void *native_ = nullptr; ///< what handle() shows
+  void *handle_ = nullptr; ///< the runtime's own
   bool live_ = false;
   bool timing_ = false;
   uint64_t generation_ = 0;
-  double host_ms_ = -1.0; ///< CPU backend: host time of the last record
 };
 
 Event create_event(EventOptions options = {});

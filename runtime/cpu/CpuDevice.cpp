@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
@@ -28,6 +29,7 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 using namespace qd::rt;
@@ -137,7 +139,6 @@ public:
   std::string describe() const override {
     return "host CPU (" + std::to_string(Pool.size()) + " threads)";
   }
-  bool hasStreams() const override { return false; }
   bool hasLaunchRecords() const override { return true; }
 
   /// A token, never 0 (the default stream), never reused.
@@ -145,15 +146,42 @@ public:
     return reinterpret_cast<Handle>(
         uintptr_t(NextStream.fetch_add(1, std::memory_order_relaxed)));
   }
+  Handle getNativeStream(Handle) const override { return nullptr; }
   void destroyStream(Handle) override {}
   void synchronizeStream(Handle) override {}
-  Handle createEvent(bool) override { return nullptr; }
-  void destroyEvent(Handle) override {}
-  void recordEvent(Handle, Handle) override {}
+
+  /// A token, as streams are; its record is the host time of its last
+  /// record (work is done when its launch returns), or none.
+  Handle createEvent(bool) override {
+    std::lock_guard<std::mutex> Lock(EventsMutex);
+    Handle E = reinterpret_cast<Handle>(uintptr_t(NextEvent++));
+    Events[E] = -1.0;
+    return E;
+  }
+  Handle getNativeEvent(Handle) const override { return nullptr; }
+  void destroyEvent(Handle E) override {
+    std::lock_guard<std::mutex> Lock(EventsMutex);
+    Events.erase(E);
+  }
+  void recordEvent(Handle E, Handle) override {
+    using namespace std::chrono;
+    double Now =
+        duration<double, std::milli>(steady_clock::now().time_since_epoch())
+            .count();
+    std::lock_guard<std::mutex> Lock(EventsMutex);
+    Events[E] = Now;
+  }
   void streamWaitEvent(Handle, Handle) override {}
   void synchronizeEvent(Handle) override {}
   bool queryEvent(Handle) override { return true; }
-  float elapsedMs(Handle, Handle) override { return 0.0f; }
+  float elapsedMs(Handle Start, Handle End) override {
+    std::lock_guard<std::mutex> Lock(EventsMutex);
+    auto S = Events.find(Start), E = Events.find(End);
+    if (S == Events.end() || E == Events.end() || S->second < 0 ||
+        E->second < 0)
+      throw qd::Error("qd::elapsed_ms: an event was never recorded");
+    return static_cast<float>(E->second - S->second);
+  }
 
   Handle loadModule(const qdrt_module_desc &M) override {
     return const_cast<qdrt_module_desc *>(&M);
@@ -234,6 +262,9 @@ public:
 private:
   ThreadPool Pool;
   std::atomic<uintptr_t> NextStream{1};
+  std::mutex EventsMutex;
+  uintptr_t NextEvent = 1;
+  std::unordered_map<Handle, double> Events; ///< ms of the last record; -1
 };
 
 } // namespace

@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
 #include <numeric>
@@ -116,6 +117,36 @@ TEST_F(CpuRuntimeTest, StreamsAndEventsAreNoOpsWithHandleZero) {
   S.destroy();
   S.destroy();
   qd::sync();
+}
+
+TEST_F(CpuRuntimeTest, EventTimesAreTheCpuDevicesOwn) {
+  // The CPU device keeps its events' times (no field of qd::Event does):
+  // an event never recorded has none, and a moved event keeps its own.
+  qd::Event A = create_event({.timing = true});
+  qd::Event B = create_event({.timing = true});
+  EXPECT_THROW(
+      {
+        try {
+          elapsed_ms(A, B);
+        } catch (const qd::Error &E) {
+          EXPECT_STREQ(E.what(), "qd::elapsed_ms: an event was never recorded");
+          throw;
+        }
+      },
+      qd::Error);
+  A.record();
+  // sleep_for waits at least this long: a lower bound only, no timing.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  B.record();
+  qd::Event Moved = std::move(B);
+  EXPECT_EQ(Moved.handle(), nullptr);
+  float Ms = elapsed_ms(A, Moved);
+  EXPECT_GE(Ms, 15.0f);
+  EXPECT_LT(Ms, 10000.0f);
+  qd::Event C = create_event({.timing = true});
+  C.record();
+  EXPECT_GE(elapsed_ms(Moved, C), 0.0f);
+  EXPECT_LE(elapsed_ms(C, Moved), 0.0f);
 }
 
 TEST_F(CpuRuntimeTest, NdarrayCopiesAndShape) {
