@@ -45,7 +45,7 @@ Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
   G.generation_ = R.generation();
   G.live_ = true;
   if (!D.hasGraphs()) {
-    G.replay_ = Fn;
+    G.handle_ = R.keepReplay(Fn);
     return G;
   }
   D.beginCapture(H);
@@ -76,8 +76,7 @@ Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
 Graph::~Graph() { destroy(); }
 
 Graph::Graph(Graph &&O) noexcept
-    : handle_(O.handle_), live_(O.live_), generation_(O.generation_),
-      replay_(std::move(O.replay_)) {
+    : handle_(O.handle_), live_(O.live_), generation_(O.generation_) {
   O.handle_ = nullptr;
   O.live_ = false;
 }
@@ -88,7 +87,6 @@ Graph &Graph::operator=(Graph &&O) noexcept {
     handle_ = O.handle_;
     live_ = O.live_;
     generation_ = O.generation_;
-    replay_ = std::move(O.replay_);
     O.handle_ = nullptr;
     O.live_ = false;
   }
@@ -105,9 +103,9 @@ void Graph::launch(const Stream &S) const {
     throw Error("qd::Graph::launch: the graph belongs to a runtime that was "
                 "reset");
   void *H = detail::stream_handle(S, "qd::Graph::launch");
-  if (replay_) {
+  if (const std::function<void()> *Replay = R->findReplay(handle_)) {
     CaptureScope Scope;
-    return replay_();
+    return (*Replay)();
   }
   R->noteGraphLaunch(handle_, H);
   R->device().launchGraph(handle_, H);
@@ -119,10 +117,9 @@ void Graph::destroy() {
   if (!live_)
     return;
   live_ = false;
-  replay_ = nullptr;
   CallGuard Guard;
   Runtime *R = runtimeOf(generation_);
-  if (R && handle_) {
+  if (R && handle_ && !R->dropReplay(handle_)) {
     R->forgetGraph(handle_);
     try {
       R->device().destroyGraph(handle_);

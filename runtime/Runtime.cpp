@@ -384,6 +384,25 @@ void Runtime::forgetGraph(Handle Graph) {
   GraphModules.erase(Graph);
 }
 
+Handle Runtime::keepReplay(std::function<void()> Fn) {
+  auto Kept = std::make_unique<std::function<void()>>(std::move(Fn));
+  Handle H = Kept.get();
+  std::lock_guard<std::mutex> Lock(ReplaysMutex);
+  Replays.emplace(H, std::move(Kept));
+  return H;
+}
+
+const std::function<void()> *Runtime::findReplay(Handle Graph) {
+  std::lock_guard<std::mutex> Lock(ReplaysMutex);
+  auto It = Replays.find(Graph);
+  return It == Replays.end() ? nullptr : It->second.get();
+}
+
+bool Runtime::dropReplay(Handle Graph) {
+  std::lock_guard<std::mutex> Lock(ReplaysMutex);
+  return Replays.erase(Graph) != 0;
+}
+
 namespace {
 std::mutex StartMutex;
 std::atomic<Runtime *> Current{nullptr};

@@ -23,6 +23,7 @@
 
 #include "qd/runtime.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -175,6 +176,13 @@ public:
   void captureEnd(Handle Stream, Handle Graph);
   void noteGraphLaunch(Handle Graph, Handle Stream);
   void forgetGraph(Handle Graph);
+  /// qd::capture on a device without graphs (the CPU): the function is
+  /// kept here, and a launch of the graph calls it again. keepReplay's
+  /// handle names it; findReplay is null for a device's own graph.
+  Handle keepReplay(std::function<void()> Fn);
+  const std::function<void()> *findReplay(Handle Graph);
+  /// Whether Graph was a kept function (now dropped).
+  bool dropReplay(Handle Graph);
 
   /// Device memory the runtime tracks, so that reset() frees what users
   /// still hold (their buffers then know they belong to a gone runtime).
@@ -207,6 +215,9 @@ private:
   /// those of each graph.
   std::map<Handle, std::vector<const LoadedModule *>> Capturing;
   std::map<Handle, std::vector<const LoadedModule *>> GraphModules;
+  std::mutex ReplaysMutex;
+  /// keepReplay's functions, by their address, which is the handle.
+  std::unordered_map<Handle, std::unique_ptr<std::function<void()>>> Replays;
 };
 
 /// "<What>: QD_ASSERT failed in '<function>' at <file>:<line>: <text>".

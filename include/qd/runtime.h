@@ -173,7 +173,6 @@ private:
   void *handle_ = nullptr;
   bool live_ = false;
   uint64_t generation_ = 0;
-  std::function<void()> replay_; ///< the CPU backend's: call fn again
 };
 
 /// Records the kernel calls (and fills, copies) that `fn` enqueues on

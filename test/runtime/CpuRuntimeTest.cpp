@@ -266,6 +266,36 @@ TEST_F(CpuRuntimeTest, CaptureRulesAsOnGpus) {
   EXPECT_EQ(Runs, 3);
 }
 
+// The CPU's graph is the captured function, kept by the runtime (no field
+// of qd::Graph holds it): a moved graph replays it, a destroyed one is
+// empty, and one from before qd::reset() is refused.
+TEST_F(CpuRuntimeTest, CapturedFunctionsLiveInTheRuntime) {
+  qd::Stream S = qd::create_stream();
+  int Runs = 0;
+  qd::Graph G = qd::capture(S, [&] { ++Runs; });
+  EXPECT_EQ(Runs, 0);
+  qd::Graph Moved = std::move(G);
+  EXPECT_THROW(G.launch(S), qd::Error);
+  Moved.launch(S);
+  qd::Graph Other = qd::capture(S, [&] { Runs += 10; });
+  Other.launch(S);
+  Moved.launch(S);
+  EXPECT_EQ(Runs, 12);
+  Moved.destroy();
+  EXPECT_THROW(Moved.launch(S), qd::Error);
+  Other.launch(S);
+  EXPECT_EQ(Runs, 22);
+  qd::reset();
+  try {
+    Other.launch();
+    ADD_FAILURE() << "a graph of a reset runtime replayed";
+  } catch (const qd::Error &E) {
+    EXPECT_STREQ(E.what(), "qd::Graph::launch: the graph belongs to a "
+                           "runtime that was reset");
+  }
+  EXPECT_EQ(Runs, 22);
+}
+
 /// Records, per call, the calling thread and the chunk's size.
 static std::mutex ChunkMutex;
 static std::set<std::thread::id> ChunkThreads;
