@@ -35,3 +35,37 @@ git ls-files '*.qd' | while read -r F; do
   run obj.o --offload-arch=sm_80
   run obj-cpu.o --offload-arch=none
 done
+
+# The driver's own messages: option errors and architecture checks, on one
+# input.
+F=test/qdc/Driver/Inputs/valid.qd
+D="$OUT/_driver"
+mkdir -p "$D"
+I=0
+while read -r ARGS; do
+  I=$((I + 1))
+  # shellcheck disable=SC2086 # ARGS is a list of options
+  "$QDC" -I test/qdc/Driver/Inputs/include $ARGS "$F" -o "$D/out" >"$D/$I.log" 2>&1
+  echo "rc=$? for: $ARGS" >>"$D/$I.log"
+  sed -i -E -e 's#/tmp/qdc-[A-Za-z0-9]+#/tmp/qdc-X#g' -e "s#$PREFIX#<qdc>#g" "$D/$I.log"
+done <<'CASES'
+--offload-arch=sm_35
+--offload-arch=sm_50
+--offload-arch=sm_101
+--offload-arch=sm_999
+--offload-arch=compute_90 --emit=ptx
+-gencode arch=compute_90,code=sm_90 --emit=ptx
+-gencode bad
+--offload-arch=sm_80,none
+--offload-arch=native
+--emit=ptx --offload-arch=gfx90a
+--emit=llvm --offload-arch=none
+--emit=hsaco --offload-arch=sm_80
+--emit=bogus
+-verify
+-ccbin
+--offload-arch=
+-fsyntax-only --emit=ptx
+-fsyntax-only --offload-arch=sm_80,gfx90a
+--help
+CASES

@@ -111,22 +111,25 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools);
 /// Every NVIDIA architecture asked for is one the installed ptxas compiles
 /// for (CUDA 13 dropped sm_50 to sm_72, for one); 0 when so.
 static int checkNvidiaArchs(const DriverOptions &Opts, const Toolchain &Tools) {
-  std::vector<OffloadTarget> Known;
+  std::vector<std::string> Known;
   for (const OffloadTarget &Target : Opts.Targets) {
     if (!Target.isNvidia())
       continue;
     if (Known.empty())
-      Known = Tools.getPtxasTargets();
-    if (Known.empty() || llvm::is_contained(Known, Target))
+      Known = Tools.getPtxasArchs();
+    if (Known.empty() || llvm::is_contained(Known, Target.getName()))
       continue;
     // In order of the number: sm_75, ..., sm_90a, sm_100, ...
-    llvm::sort(Known, [](const OffloadTarget &A, const OffloadTarget &B) {
-      return std::make_pair(A.getSmVersion(), A.getName()) <
-             std::make_pair(B.getSmVersion(), B.getName());
+    llvm::sort(Known, [](const std::string &A, const std::string &B) {
+      auto Key = [](const std::string &Name) {
+        return std::make_pair(
+            OffloadTarget::getSpelledNumber(Vendor::NVIDIA, Name), Name);
+      };
+      return Key(A) < Key(B);
     });
     std::string List;
-    for (const OffloadTarget &K : Known)
-      List += (List.empty() ? "" : ", ") + K.getName();
+    for (const std::string &K : Known)
+      List += (List.empty() ? "" : ", ") + K;
     return reportError("--offload-arch=" + Target.getName() +
                        ": the CUDA toolkit's ptxas (" + Tools.getPtxas() +
                        ") does not compile for it; it compiles for " + List);

@@ -86,6 +86,17 @@ OffloadTarget OffloadTarget::getNvidia(unsigned Major, unsigned Minor) {
       Sm);
 }
 
+bool OffloadTarget::isSpelledAs(Vendor V, llvm::StringRef Name) {
+  return Name.starts_with(getInfo(V).Prefix);
+}
+
+unsigned OffloadTarget::getSpelledNumber(Vendor V, llvm::StringRef Name) {
+  unsigned N = 0;
+  if (!Name.consume_front(getInfo(V).Prefix) || Name.consumeInteger(10, N))
+    return 0;
+  return N;
+}
+
 llvm::StringRef OffloadTarget::getVendorName() const { return getInfo(V).Name; }
 
 ImageKind OffloadTarget::getImageKind() const { return getInfo(V).Image; }

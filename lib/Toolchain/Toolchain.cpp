@@ -251,7 +251,7 @@ std::vector<std::string> Toolchain::getHostArgs() const {
   return Args;
 }
 
-std::vector<OffloadTarget> Toolchain::getPtxasTargets() const {
+std::vector<std::string> Toolchain::getPtxasArchs() const {
   if (Ptxas.empty())
     return {};
   llvm::SmallString<128> Log;
@@ -281,15 +281,11 @@ std::vector<OffloadTarget> Toolchain::getPtxasTargets() const {
     return {};
   llvm::SmallVector<llvm::StringRef, 64> Items;
   Help.slice(Begin, End).split(Items, '\'');
-  std::vector<OffloadTarget> Targets;
-  for (llvm::StringRef Item : Items) {
-    llvm::Expected<OffloadTarget> T = OffloadTarget::parse(Item);
-    if (T && T->isNvidia())
-      Targets.push_back(std::move(*T));
-    else if (!T)
-      llvm::consumeError(T.takeError());
-  }
-  return Targets;
+  std::vector<std::string> Archs;
+  for (llvm::StringRef Item : Items)
+    if (OffloadTarget::isSpelledAs(Vendor::NVIDIA, Item))
+      Archs.push_back(Item.str());
+  return Archs;
 }
 
 std::vector<OffloadTarget> qdc::detectNativeTargets(std::string &Why) {

@@ -89,6 +89,17 @@ TEST(OffloadTargetTest, ImageKindsAreTheABIs) {
   EXPECT_FALSE(hasVendor({parseOK("sm_80")}, Vendor::AMD));
 }
 
+TEST(OffloadTargetTest, SpellingsOfAVendor) {
+  EXPECT_TRUE(OffloadTarget::isSpelledAs(Vendor::NVIDIA, "sm_100f"));
+  EXPECT_FALSE(OffloadTarget::isSpelledAs(Vendor::NVIDIA, "compute_100"));
+  EXPECT_FALSE(OffloadTarget::isSpelledAs(Vendor::NVIDIA, "gfx90a"));
+  EXPECT_TRUE(OffloadTarget::isSpelledAs(Vendor::AMD, "gfx90a"));
+  EXPECT_EQ(OffloadTarget::getSpelledNumber(Vendor::NVIDIA, "sm_100f"), 100u);
+  EXPECT_EQ(OffloadTarget::getSpelledNumber(Vendor::NVIDIA, "sm_90a"), 90u);
+  EXPECT_EQ(OffloadTarget::getSpelledNumber(Vendor::NVIDIA, "sm_"), 0u);
+  EXPECT_EQ(OffloadTarget::getSpelledNumber(Vendor::NVIDIA, "gfx90a"), 0u);
+}
+
 TEST(OffloadTargetTest, LoopDepthIsTheRuntimes) {
   EXPECT_EQ(kir::MaxGraphLoopDepth, unsigned(QDRT_MAX_LOOP_DEPTH));
 }

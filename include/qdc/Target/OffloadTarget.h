@@ -53,6 +53,11 @@ public:
   static llvm::Expected<OffloadTarget> parse(llvm::StringRef Name);
   /// The NVIDIA GPU of compute capability Major.Minor (sm_<Major><Minor>).
   static OffloadTarget getNvidia(unsigned Major, unsigned Minor);
+  /// Whether Name is spelled as a target of vendor V ("sm_100f" is
+  /// NVIDIA's, though parse takes only `a` as a feature suffix), and the
+  /// number that follows the vendor's prefix (100), 0 when none does.
+  static bool isSpelledAs(Vendor V, llvm::StringRef Name);
+  static unsigned getSpelledNumber(Vendor V, llvm::StringRef Name);
 
   /// The name as the user and the tools spell it ("sm_90a").
   const std::string &getName() const { return Name; }

@@ -85,9 +85,10 @@ public:
   const std::string &getClangDriverPath() const { return ClangDriver; }
   /// ptxas of the CUDA toolkit, or empty when none was found.
   const std::string &getPtxas() const { return Ptxas; }
-  /// The NVIDIA targets that ptxas compiles for, read from its --help;
-  /// empty when there is no ptxas or the list is not there.
-  std::vector<OffloadTarget> getPtxasTargets() const;
+  /// The NVIDIA architectures ptxas compiles for (`sm_90a`, `sm_100f`),
+  /// read from its --help; empty when there is no ptxas or the list is not
+  /// there.
+  std::vector<std::string> getPtxasArchs() const;
   /// libdevice bitcode for CUDA math, or empty.
   const std::string &getLibdevice() const { return Libdevice; }
   /// ld.lld, which links AMDGPU code objects into HSACO, or empty.
