@@ -162,23 +162,11 @@ private:
         return Image.takeError();
       Out.Images.push_back(
           {Target.getImageKind(), Target.getName(), std::move(*Image)});
-      ImageTargets.push_back(Target);
     }
-    // Stable: the kinds in the runtime's order, each in the order asked.
-    std::vector<size_t> Order(Out.Images.size());
-    for (size_t I = 0; I < Order.size(); ++I)
-      Order[I] = I;
-    llvm::stable_sort(Order, [&](size_t A, size_t B) {
-      return Out.Images[A].Kind < Out.Images[B].Kind;
-    });
-    std::vector<DeviceImage> Images;
-    std::vector<OffloadTarget> Targets;
-    for (size_t I : Order) {
-      Images.push_back(std::move(Out.Images[I]));
-      Targets.push_back(ImageTargets[I]);
-    }
-    Out.Images = std::move(Images);
-    ImageTargets = std::move(Targets);
+    llvm::stable_sort(Out.Images,
+                      [](const DeviceImage &A, const DeviceImage &B) {
+                        return A.Kind < B.Kind;
+                      });
     return llvm::Error::success();
   }
 
@@ -190,7 +178,9 @@ private:
     std::vector<DeviceImage> Native;
     size_t End = 0;
     for (size_t I = 0; I < Out.Images.size(); ++I) {
-      const OffloadTarget &Target = ImageTargets[I];
+      // An image's name is its target's, as parsed.
+      OffloadTarget Target =
+          llvm::cantFail(OffloadTarget::parse(Out.Images[I].Arch));
       const DeviceHooks &T = getHooksForTarget(Target);
       if (!T.hasNativeImages(Tools))
         continue;
@@ -223,8 +213,6 @@ private:
   Compiler C;
   Artifacts Out;
   std::map<const TargetHooks *, std::string> Sources;
-  /// The target of each of Out.Images, while only buildImages' are there.
-  std::vector<OffloadTarget> ImageTargets;
   /// Per image target, the newer targets asked for whose native code is
   /// made from its image.
   std::map<std::string, std::vector<OffloadTarget>> NativeTargets;
