@@ -5,10 +5,10 @@
 // See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// qd::Stream, qd::Event, memory and the init/reset/sync calls,
-// over the current Runtime's device. Objects remember the runtime
-// generation that made them: after qd::reset() their handles belong to a
-// device that is gone, so they are forgotten, never passed to the driver.
+// qd::Stream, qd::Event, memory and the init/reset/sync calls, over the
+// Runtime's devices. Objects remember the runtime generation and the device
+// that made them: after qd::reset() their handles belong to a device that
+// is gone, so they are forgotten, never passed to the driver.
 //
 //===----------------------------------------------------------------------===//
 
@@ -62,22 +62,22 @@ uint64_t next_random_key() {
 } // namespace qd::detail
 Arch qd::current_arch() {
   CallGuard Guard(CallGuard::Pins::keep);
-  return current().device().arch();
+  return currentDevice().device().arch();
 }
 int qd::current_device() {
   CallGuard Guard(CallGuard::Pins::keep);
-  return current().ordinal();
+  return currentDevice().ordinal();
 }
 bool qd::graph_loops_on_device() {
   CallGuard Guard;
-  Device &D = current().device();
+  Device &D = currentDevice().device();
   return D.canUpdateGraphs() && D.hasGraphLoops();
 }
 void qd::reset() { shutdown(); }
 void qd::sync() {
   CaptureScope::checkNoWait("qd::sync");
   CallGuard Guard;
-  Runtime &R = current();
+  DeviceContext &R = currentDevice();
   uint64_t Mark = R.launchMark();
   R.device().synchronizeStream(nullptr);
   R.checkAsserts("qd::sync", nullptr, Mark);
@@ -89,17 +89,19 @@ void qd::sync() {
 
 Stream qd::create_stream() {
   CallGuard Guard;
-  Runtime &R = current();
+  DeviceContext &R = currentDevice();
   Device &D = R.device();
   void *H = D.createStream();
-  Stream S(D.getNativeStream(H), H, /*owned=*/true, R.generation());
+  Stream S(D.getNativeStream(H), H, /*owned=*/true, R.ordinal(),
+           R.generation());
   S.live_ = true;
   return S;
 }
 
 Stream Stream::wrap(void *Native) {
   CallGuard Guard;
-  Stream S(Native, Native, /*owned=*/false, current().generation());
+  DeviceContext &R = currentDevice();
+  Stream S(Native, Native, /*owned=*/false, R.ordinal(), R.generation());
   S.live_ = true;
   return S;
 }
@@ -114,7 +116,7 @@ Stream::~Stream() {
 
 Stream::Stream(Stream &&O) noexcept
     : handle_(O.handle_), id_(O.id_), owned_(O.owned_), live_(O.live_),
-      generation_(O.generation_) {
+      device_(O.device_), generation_(O.generation_) {
   O.handle_ = nullptr;
   O.id_ = nullptr;
   O.live_ = false;
@@ -133,7 +135,7 @@ void Stream::synchronize() const {
     return qd::sync();
   CaptureScope::checkNoWait("qd::Stream::synchronize");
   CallGuard Guard;
-  Runtime *R = runtimeOf(generation_);
+  DeviceContext *R = contextOf(generation_, device_);
   if (!R)
     throw Error("qd::Stream::synchronize: the stream belongs to a runtime "
                 "that was reset");
@@ -146,7 +148,7 @@ void Stream::destroy() {
   if (!live_)
     return;
   CallGuard Guard;
-  Runtime *R = runtimeOf(generation_);
+  DeviceContext *R = contextOf(generation_, device_);
   void *H = id_;
   bool Owned = owned_;
   live_ = false;
@@ -190,12 +192,13 @@ void Stream::destroy() {
 
 Event qd::create_event(EventOptions Options) {
   CallGuard Guard;
-  Runtime &R = current();
+  DeviceContext &R = currentDevice();
   Event E;
   E.handle_ = R.device().createEvent(Options.timing);
   E.native_ = R.device().getNativeEvent(E.handle_);
   E.live_ = true;
   E.timing_ = Options.timing;
+  E.device_ = R.ordinal();
   E.generation_ = R.generation();
   return E;
 }
@@ -209,7 +212,7 @@ Event::~Event() {
 
 Event::Event(Event &&O) noexcept
     : native_(O.native_), handle_(O.handle_), live_(O.live_),
-      timing_(O.timing_), generation_(O.generation_) {
+      timing_(O.timing_), device_(O.device_), generation_(O.generation_) {
   O.native_ = O.handle_ = nullptr;
   O.live_ = false;
 }
@@ -222,20 +225,21 @@ Event &Event::operator=(Event &&O) noexcept {
   return *this;
 }
 
-static Device &eventDevice(bool Live, uint64_t Generation, const char *Op) {
+static Device &eventDevice(bool Live, uint64_t Generation, int Ordinal,
+                           const char *Op) {
   if (!Live)
     throw Error(std::string("qd::Event::") + Op +
                 ": the event was destroyed or never created");
-  Device *D = deviceOf(Generation);
-  if (!D)
+  DeviceContext *DC = contextOf(Generation, Ordinal);
+  if (!DC)
     throw Error(std::string("qd::Event::") + Op +
                 ": the event belongs to a runtime that was reset");
-  return *D;
+  return DC->device();
 }
 
 void Event::record(const Stream &S) {
   CallGuard Guard;
-  Device &D = eventDevice(live_, generation_, "record");
+  Device &D = eventDevice(live_, generation_, device_, "record");
   D.recordEvent(handle_, detail::stream_handle(S, "qd::Event::record"));
 }
 
@@ -243,7 +247,7 @@ void Event::record() { record(Stream()); }
 
 void Event::wait(const Stream &S) const {
   CallGuard Guard;
-  Device &D = eventDevice(live_, generation_, "wait");
+  Device &D = eventDevice(live_, generation_, device_, "wait");
   D.streamWaitEvent(detail::stream_handle(S, "qd::Event::wait"), handle_);
 }
 
@@ -251,24 +255,25 @@ void Event::wait() const { wait(Stream()); }
 
 void Event::synchronize() const {
   CallGuard Guard;
-  eventDevice(live_, generation_, "synchronize").synchronizeEvent(handle_);
+  eventDevice(live_, generation_, device_, "synchronize")
+      .synchronizeEvent(handle_);
 }
 
 bool Event::query() const {
   CallGuard Guard;
-  return eventDevice(live_, generation_, "query").queryEvent(handle_);
+  return eventDevice(live_, generation_, device_, "query").queryEvent(handle_);
 }
 
 void Event::destroy() {
   if (!live_)
     return;
   CallGuard Guard;
-  Device *D = deviceOf(generation_);
+  DeviceContext *DC = contextOf(generation_, device_);
   void *H = handle_;
   live_ = false;
   native_ = handle_ = nullptr;
-  if (D)
-    D->destroyEvent(H);
+  if (DC)
+    DC->device().destroyEvent(H);
 }
 
 float qd::elapsed_ms(const Event &Start, const Event &End) {
@@ -276,8 +281,11 @@ float qd::elapsed_ms(const Event &Start, const Event &End) {
     throw Error("qd::elapsed_ms: both events need "
                 "qd::create_event({.timing = true})");
   CallGuard Guard;
-  Device &D = eventDevice(Start.live_, Start.generation_, "elapsed_ms");
-  eventDevice(End.live_, End.generation_, "elapsed_ms");
+  Device &D =
+      eventDevice(Start.live_, Start.generation_, Start.device_, "elapsed_ms");
+  if (&eventDevice(End.live_, End.generation_, End.device_, "elapsed_ms") != &D)
+    throw Error("qd::elapsed_ms: the events were created on different "
+                "devices");
   return D.elapsedMs(Start.handle_, End.handle_);
 }
 
@@ -287,12 +295,12 @@ float qd::elapsed_ms(const Event &Start, const Event &End) {
 
 void *qd::detail::allocate(size_t Bytes) {
   CallGuard Guard;
-  return current().allocate(Bytes);
+  return currentDevice().allocate(Bytes);
 }
 
 void *qd::detail::allocate(size_t Bytes, uint64_t &Generation) {
   CallGuard Guard;
-  Runtime &R = current();
+  DeviceContext &R = currentDevice();
   void *P = Bytes ? R.allocate(Bytes) : nullptr;
   Generation = R.generation();
   return P;
@@ -306,7 +314,7 @@ void qd::detail::deallocate(void *P, uint64_t Generation) noexcept {
   if (!P || !R || R->generation() != Generation)
     return; // the runtime that owned it freed it on reset
   try {
-    R->deallocate(P);
+    R->currentDevice().deallocate(P);
   } catch (const qd::Error &) {
   }
 }
@@ -323,7 +331,7 @@ void qd::detail::copy_to_device(void *Dst, const void *Src, size_t Bytes,
   CallGuard::checkPins(R.generation(), "qd::Ndarray: a copy to the device");
   if (!Bytes)
     return;
-  Device &D = R.device();
+  Device &D = R.currentDevice().device();
   if (!Wait) {
     D.copyToDeviceAsync(Dst, Src, Bytes, Stream);
     return;
@@ -339,7 +347,7 @@ void qd::detail::copy_to_host(void *Dst, const void *Src, size_t Bytes,
   CallGuard::checkPins(R.generation(), "qd::Ndarray: a copy to the host");
   if (!Bytes)
     return;
-  Device &D = R.device();
+  Device &D = R.currentDevice().device();
   if (!Wait) {
     D.copyToHostAsync(Dst, Src, Bytes, Stream);
     return;
@@ -352,7 +360,7 @@ void *qd::detail::stream_handle(const Stream &S, const char *What) {
   if (!S.live_)
     return S.id_;
   CallGuard Guard(CallGuard::Pins::keep);
-  if (!deviceOf(S.generation_))
+  if (!contextOf(S.generation_, S.device_))
     throw Error(std::string(What) +
                 ": the stream belongs to a runtime that was reset");
   // The call that uses the handle checks that no reset came in between.

@@ -83,7 +83,7 @@ private:
 
 /// Enqueues tasks [Begin, End) of a kernel (all of them, forked and
 /// joined, when it has groups) on LaunchStream.
-static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
+static void launchTasks(DeviceContext &DC, const qdrt_module_desc &Desc,
                         const LoadedModule &LM, uint32_t Kernel,
                         const void *Args, const uint64_t *Iterations,
                         Handle LaunchStream, uint32_t Begin, uint32_t End);
@@ -132,15 +132,15 @@ static void walkLoops(const qdrt_kernel_desc &K, uint32_t First, uint32_t Last,
 
 /// Runs a kernel with do_while loops from the host: each loop's tasks,
 /// then a read of its flag, until the flag is zero.
-static void runLoopsOnHost(Runtime &RT, const qdrt_module_desc &Desc,
+static void runLoopsOnHost(DeviceContext &DC, const qdrt_module_desc &Desc,
                            const LoadedModule &LM, uint32_t Kernel,
                            const void *Args, const uint64_t *Iterations,
                            Handle LaunchStream,
                            qdrt_assert_record *LaunchRecord) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
-  Device &D = RT.device();
+  Device &D = DC.device();
   auto Tasks = [&](uint32_t Begin, uint32_t End) {
-    launchTasks(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream, Begin,
+    launchTasks(DC, Desc, LM, Kernel, Args, Iterations, LaunchStream, Begin,
                 End);
   };
   std::function<void(const qdrt_graph_loop &, uint32_t, uint32_t)> Loop =
@@ -148,7 +148,7 @@ static void runLoopsOnHost(Runtime &RT, const qdrt_module_desc &Desc,
         const void *Flag = flagAddress(K, L, LM, Args);
         int32_t Value = 0;
         do {
-          uint64_t Mark = RT.launchMark();
+          uint64_t Mark = DC.launchMark();
           walkLoops(K, Inner, InnerEnd, L.first_task,
                     L.first_task + L.num_tasks, Tasks, Loop);
           D.copyToHost(&Value, Flag, sizeof(Value), LaunchStream);
@@ -163,7 +163,7 @@ static void runLoopsOnHost(Runtime &RT, const qdrt_module_desc &Desc,
               throw qd::Error(describeAssert("qd::graph::do_while", R));
             }
           } else if (LM.AssertRecord) {
-            RT.checkAsserts("qd::graph::do_while", LaunchStream, Mark);
+            DC.checkAsserts("qd::graph::do_while", LaunchStream, Mark);
           }
         } while (Value != 0);
       };
@@ -171,22 +171,21 @@ static void runLoopsOnHost(Runtime &RT, const qdrt_module_desc &Desc,
 }
 
 /// launchKernel with the launch's own assertion record (CPU), or null.
-static void launchWithRecord(Runtime &RT, const qdrt_module_desc &Desc,
+static void launchWithRecord(DeviceContext &DC, const qdrt_module_desc &Desc,
                              const LoadedModule &LM, uint32_t Kernel,
                              const void *Args, const uint64_t *Iterations,
                              Handle LaunchStream, void *Result,
                              qdrt_assert_record *LaunchRecord);
 
-
-void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
+void qd::rt::launchKernel(DeviceContext &DC, const qdrt_module_desc &Desc,
                           const LoadedModule &LM, uint32_t Kernel,
                           const void *Args, const uint64_t *Iterations,
                           Handle LaunchStream, void *Result) {
-  if (!LM.AssertRecord || !RT.device().hasLaunchRecords()) {
+  if (!LM.AssertRecord || !DC.device().hasLaunchRecords()) {
     // GPUs: the module's record, read at synchronizations, belongs to the
     // streams that launched it.
-    RT.noteLaunch(LM, LaunchStream);
-    launchWithRecord(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream,
+    DC.noteLaunch(LM, LaunchStream);
+    launchWithRecord(DC, Desc, LM, Kernel, Args, Iterations, LaunchStream,
                      Result, nullptr);
     return;
   }
@@ -196,40 +195,40 @@ void qd::rt::launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
   qdrt_assert_record Record{};
   try {
     CpuRecordScope Scope(&Record);
-    launchWithRecord(RT, Desc, LM, Kernel, Args, Iterations, LaunchStream,
+    launchWithRecord(DC, Desc, LM, Kernel, Args, Iterations, LaunchStream,
                      Result, &Record);
   } catch (...) {
     if (Record.failed) {
       nameKernel(Record, Desc);
-      RT.park(LaunchStream, Record);
+      DC.park(LaunchStream, Record);
     }
     throw;
   }
   if (Record.failed) {
     nameKernel(Record, Desc);
-    RT.park(LaunchStream, Record);
+    DC.park(LaunchStream, Record);
   }
 }
 
-static void launchWithRecord(Runtime &RT, const qdrt_module_desc &Desc,
+static void launchWithRecord(DeviceContext &DC, const qdrt_module_desc &Desc,
                              const LoadedModule &LM, uint32_t Kernel,
                              const void *Args, const uint64_t *Iterations,
                              Handle LaunchStream, void *Result,
                              qdrt_assert_record *LaunchRecord) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
-  Device &D = RT.device();
+  Device &D = DC.device();
   if ((K.flags & QDRT_KERNEL_GRAPH) && D.canUpdateGraphs() &&
       (!K.num_loops || D.hasGraphLoops())) {
-    RT.graphKernels().launch(RT, Desc, LM, Kernel, Args, Iterations,
+    DC.graphKernels().launch(DC, Desc, LM, Kernel, Args, Iterations,
                              LaunchStream, Result);
     return;
   }
   ScalarBlock Scalars(D, K, Args, LaunchStream);
   if (K.num_loops)
-    runLoopsOnHost(RT, Desc, LM, Kernel, Scalars.args(Args), Iterations,
+    runLoopsOnHost(DC, Desc, LM, Kernel, Scalars.args(Args), Iterations,
                    LaunchStream, LaunchRecord);
   else
-    launchTasks(RT, Desc, LM, Kernel, Scalars.args(Args), Iterations,
+    launchTasks(DC, Desc, LM, Kernel, Scalars.args(Args), Iterations,
                 LaunchStream, 0, K.num_tasks);
   if (Result) {
     D.copyToHost(Result, Scalars.memory() + K.result_offset, K.result_size,
@@ -238,12 +237,12 @@ static void launchWithRecord(Runtime &RT, const qdrt_module_desc &Desc,
   }
 }
 
-static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
+static void launchTasks(DeviceContext &DC, const qdrt_module_desc &Desc,
                         const LoadedModule &LM, uint32_t Kernel,
                         const void *Args, const uint64_t *Iterations,
                         Handle LaunchStream, uint32_t Begin, uint32_t End) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
-  Device &D = RT.device();
+  Device &D = DC.device();
   auto LaunchTask = [&](uint32_t I, Handle Stream) {
     uint32_t T = K.first_task + I;
     if (Iterations[I] == 0)
@@ -269,7 +268,7 @@ static void launchTasks(Runtime &RT, const qdrt_module_desc &Desc,
   while (Join > Fork && GroupOf(Join - 1) == 0)
     --Join;
 
-  StreamPool &Pool = RT.pool();
+  StreamPool &Pool = DC.pool();
   Lease L = Pool.acquire(K.num_groups);
   LeaseGuard Guard(Pool, L);
   unsigned Forked = 0;
@@ -332,12 +331,12 @@ void GraphKernels::release(Entry &E) {
 
 /// Records a kernel with do_while loops on a capturing stream: each loop
 /// becomes a device-side while node around its tasks.
-static void recordLoops(Runtime &RT, const qdrt_module_desc &Desc,
+static void recordLoops(DeviceContext &DC, const qdrt_module_desc &Desc,
                         const LoadedModule &LM, uint32_t Kernel,
                         const void *Args, const uint64_t *Iterations,
                         Handle Stream) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
-  Device &D = RT.device();
+  Device &D = DC.device();
   // Records loops [First, Last) and the tasks around them, within tasks
   // [Begin, End), on stream S.
   std::function<void(Handle, uint32_t, uint32_t, uint32_t, uint32_t)> Record =
@@ -346,7 +345,7 @@ static void recordLoops(Runtime &RT, const qdrt_module_desc &Desc,
         walkLoops(
             K, First, Last, Begin, End,
             [&](uint32_t B, uint32_t E) {
-              launchTasks(RT, Desc, LM, Kernel, Args, Iterations, S, B, E);
+              launchTasks(DC, Desc, LM, Kernel, Args, Iterations, S, B, E);
             },
             [&](const qdrt_graph_loop &L, uint32_t Inner, uint32_t InnerEnd) {
               Handle Body = D.beginGraphLoop(S, flagAddress(K, L, LM, Args),
@@ -367,7 +366,7 @@ static void recordLoops(Runtime &RT, const qdrt_module_desc &Desc,
   Record(Stream, 0, K.num_loops, 0, K.num_tasks);
 }
 
-void GraphKernels::launch(Runtime &RT, const qdrt_module_desc &Desc,
+void GraphKernels::launch(DeviceContext &DC, const qdrt_module_desc &Desc,
                           const LoadedModule &LM, uint32_t Kernel,
                           const void *Args, const uint64_t *Iterations,
                           Handle LaunchStream, void *Result) {
@@ -402,9 +401,9 @@ void GraphKernels::launch(Runtime &RT, const qdrt_module_desc &Desc,
     D.beginCapture(CaptureStream);
     try {
       if (K.num_loops)
-        recordLoops(RT, Desc, LM, Kernel, Args, Iterations, CaptureStream);
+        recordLoops(DC, Desc, LM, Kernel, Args, Iterations, CaptureStream);
       else
-        launchTasks(RT, Desc, LM, Kernel, Args, Iterations, CaptureStream, 0,
+        launchTasks(DC, Desc, LM, Kernel, Args, Iterations, CaptureStream, 0,
                     K.num_tasks);
     } catch (...) {
       try {

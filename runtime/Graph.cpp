@@ -34,7 +34,8 @@ void CaptureScope::checkNoWait(const char *What) {
 
 Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
   CallGuard Guard;
-  Runtime &R = current();
+  Runtime &RT = current();
+  DeviceContext &R = RT.getDevice(S.device(), "qd::capture");
   Device &D = R.device();
   void *H = detail::stream_handle(S, "qd::capture");
   // Checked on every backend, so that what works on the CPU works on GPUs.
@@ -43,6 +44,7 @@ Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
                 "capture on a stream from qd::create_stream()");
   Graph G;
   G.generation_ = R.generation();
+  G.device_ = R.ordinal();
   G.live_ = true;
   if (!D.hasGraphs()) {
     G.handle_ = R.keepReplay(Fn);
@@ -76,7 +78,8 @@ Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
 Graph::~Graph() { destroy(); }
 
 Graph::Graph(Graph &&O) noexcept
-    : handle_(O.handle_), live_(O.live_), generation_(O.generation_) {
+    : handle_(O.handle_), live_(O.live_), device_(O.device_),
+      generation_(O.generation_) {
   O.handle_ = nullptr;
   O.live_ = false;
 }
@@ -86,6 +89,7 @@ Graph &Graph::operator=(Graph &&O) noexcept {
     destroy();
     handle_ = O.handle_;
     live_ = O.live_;
+    device_ = O.device_;
     generation_ = O.generation_;
     O.handle_ = nullptr;
     O.live_ = false;
@@ -98,11 +102,15 @@ void Graph::launch(const Stream &S) const {
     throw Error("qd::Graph::launch: the graph is empty (default-constructed, "
                 "moved-from or destroyed)");
   CallGuard Guard;
-  Runtime *R = runtimeOf(generation_);
+  DeviceContext *R = contextOf(generation_, device_);
   if (!R)
     throw Error("qd::Graph::launch: the graph belongs to a runtime that was "
                 "reset");
   void *H = detail::stream_handle(S, "qd::Graph::launch");
+  if (S.device() != QDRT_CURRENT_DEVICE && S.device() != device_)
+    throw Error("qd::Graph::launch: the stream is on device " +
+                std::to_string(S.device()) + ", the graph on device " +
+                std::to_string(device_));
   if (const std::function<void()> *Replay = R->findReplay(handle_)) {
     CaptureScope Scope;
     return (*Replay)();
@@ -118,7 +126,7 @@ void Graph::destroy() {
     return;
   live_ = false;
   CallGuard Guard;
-  Runtime *R = runtimeOf(generation_);
+  DeviceContext *R = contextOf(generation_, device_);
   if (R && handle_ && !R->dropReplay(handle_)) {
     R->forgetGraph(handle_);
     try {

@@ -125,8 +125,8 @@ qdrt_status qdrt_register_module(const qdrt_module_desc *Desc,
 }
 
 static void launch(const char *What, qdrt_module *M, uint32_t Kernel,
-                   const void *Args, const uint64_t *Iterations, void *Stream,
-                   void *Result) {
+                   const void *Args, const uint64_t *Iterations, int32_t Device,
+                   void *Stream, void *Result) {
   if (!M || !M->Desc || Kernel >= M->Desc->num_kernels)
     throw qd::Error(std::string(What) + ": no such kernel");
   const qdrt_kernel_desc &K = M->Desc->kernels[Kernel];
@@ -144,53 +144,57 @@ static void launch(const char *What, qdrt_module *M, uint32_t Kernel,
   Runtime &RT = current();
   // Its arrays and stream were checked by earlier calls of this thread.
   CallGuard::checkPins(RT.generation(), What, K.name);
-  uint64_t Mark = RT.launchMark();
-  launchKernel(RT, *M->Desc, loaded(RT, *M), Kernel, Args, Iterations, Stream,
+  DeviceContext &DC = RT.getDevice(Device, What);
+  uint64_t Mark = DC.launchMark();
+  launchKernel(DC, *M->Desc, loaded(DC, *M), Kernel, Args, Iterations, Stream,
                Result);
   // A kernel that returns a value waited for its stream: its own failure,
   // or one parked on that stream before, is raised now.
   if (Result)
-    RT.checkAsserts(What, Stream, Mark);
+    DC.checkAsserts(What, Stream, Mark);
 }
 
 qdrt_status qdrt_launch(qdrt_module *M, uint32_t Kernel, const void *Args,
-                        const uint64_t *Iterations, void *Stream) {
+                        const uint64_t *Iterations, int32_t Device,
+                        void *Stream) {
   return guarded([&] {
-    launch("qdrt_launch", M, Kernel, Args, Iterations, Stream, nullptr);
+    launch("qdrt_launch", M, Kernel, Args, Iterations, Device, Stream, nullptr);
   });
 }
 
 qdrt_status qdrt_launch_result(qdrt_module *M, uint32_t Kernel,
                                const void *Args, const uint64_t *Iterations,
-                               void *Stream, void *Result) {
+                               int32_t Device, void *Stream, void *Result) {
   return guarded([&] {
     if (!Result)
       throw qd::Error("qdrt_launch_result: no place for the result");
     CaptureScope::checkNoWait("a kernel that returns a value");
-    launch("qdrt_launch_result", M, Kernel, Args, Iterations, Stream, Result);
+    launch("qdrt_launch_result", M, Kernel, Args, Iterations, Device, Stream,
+           Result);
   });
 }
 
-qdrt_status qdrt_field_address(qdrt_module *M, uint32_t Field, void **Address) {
+qdrt_status qdrt_field_address(qdrt_module *M, int32_t Device, uint32_t Field,
+                               void **Address) {
   return guarded([&] {
     if (!M || !M->Desc || Field >= M->Desc->num_fields || !Address)
       throw qd::Error("qdrt_field_address: no such field");
     CallGuard Guard(CallGuard::Pins::keep);
-    Runtime &RT = current();
-    *Address = loaded(RT, *M).Fields[Field];
+    DeviceContext &DC = current().getDevice(Device, "qdrt_field_address");
+    *Address = loaded(DC, *M).Fields[Field];
   });
 }
 
-qdrt_status qdrt_task_function(qdrt_module *M, uint32_t Kernel, uint32_t Task,
-                               void **Native) {
+qdrt_status qdrt_task_function(qdrt_module *M, int32_t Device, uint32_t Kernel,
+                               uint32_t Task, void **Native) {
   return guarded([&] {
     if (!M || !M->Desc || Kernel >= M->Desc->num_kernels || !Native ||
         Task >= M->Desc->kernels[Kernel].num_tasks)
       throw qd::Error("qdrt_task_function: no such task");
     CallGuard Guard;
-    Runtime &RT = current();
+    DeviceContext &DC = current().getDevice(Device, "qdrt_task_function");
     *Native =
-        loaded(RT, *M).Functions[M->Desc->kernels[Kernel].first_task + Task];
+        loaded(DC, *M).Functions[M->Desc->kernels[Kernel].first_task + Task];
   });
 }
 

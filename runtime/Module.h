@@ -24,13 +24,15 @@ struct qdrt_module {
 
 namespace qd::rt {
 
-/// The module as loaded on RT, loading it on first use. Each thread keeps
-/// the modules it used last, by runtime generation (never reused), so a
-/// launch finds its module without a lock, and an entry of a runtime that
-/// is gone is never used (the caller holds RT, so RT is not gone).
-inline LoadedModule &loaded(Runtime &RT, qdrt_module &M) {
+/// The module as loaded on DC, loading it on first use. Each thread keeps
+/// the modules it used last, by device and runtime generation (never
+/// reused), so a launch finds its module without a lock, and an entry of a
+/// runtime that is gone is never used (the caller holds DC's runtime, so it
+/// is not gone).
+inline LoadedModule &loaded(DeviceContext &DC, qdrt_module &M) {
   struct Entry {
     const qdrt_module *Module;
+    const DeviceContext *Context;
     uint64_t Generation;
     LoadedModule *Loaded;
   };
@@ -38,10 +40,10 @@ inline LoadedModule &loaded(Runtime &RT, qdrt_module &M) {
   thread_local Entry Cache[Ways] = {};
   Entry &E = Cache[(reinterpret_cast<uintptr_t>(&M) / sizeof(qdrt_module)) %
                    Ways];
-  if (E.Module == &M && E.Generation == RT.generation())
+  if (E.Module == &M && E.Context == &DC && E.Generation == DC.generation())
     return *E.Loaded;
-  LoadedModule &LM = RT.load(M);
-  E = {&M, RT.generation(), &LM};
+  LoadedModule &LM = DC.load(M);
+  E = {&M, &DC, DC.generation(), &LM};
   return LM;
 }
 
@@ -54,7 +56,7 @@ void validateModule(const qdrt_module_desc &Desc);
 /// without blocking the host. A kernel with scalars gets their device
 /// memory for the call; Result, when not null, receives its return value
 /// once LaunchStream has run it (the only case that waits).
-void launchKernel(Runtime &RT, const qdrt_module_desc &Desc,
+void launchKernel(DeviceContext &DC, const qdrt_module_desc &Desc,
                   const LoadedModule &LM, uint32_t Kernel, const void *Args,
                   const uint64_t *Iterations, Handle LaunchStream,
                   void *Result = nullptr);

@@ -1,4 +1,4 @@
-//===- Runtime.cpp - The running runtime: one device and its pool ---------===//
+//===- Runtime.cpp - The running runtime and its devices ------------------===//
 //
 // Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
@@ -125,11 +125,12 @@ void CallGuard::checkPins(uint64_t Generation, const char *What,
 
 void CallGuard::forgetPins() { Pinned = 0; }
 
-Runtime::Runtime(std::unique_ptr<Device> Dev, int Ordinal, uint64_t Generation)
+DeviceContext::DeviceContext(std::unique_ptr<Device> Dev, int Ordinal,
+                             uint64_t Generation)
     : D(std::move(Dev)), Pool(*D), Graphs(std::make_unique<GraphKernels>(*D)),
       Ordinal(Ordinal), Generation(Generation) {}
 
-Runtime::~Runtime() {
+DeviceContext::~DeviceContext() {
   try {
     D->synchronizeStream(nullptr);
   } catch (const qd::Error &) {
@@ -153,7 +154,39 @@ Runtime::~Runtime() {
     }
 }
 
-void *Runtime::allocate(size_t Bytes) {
+Runtime::Runtime(std::unique_ptr<Device> D, int Ordinal, uint64_t Generation)
+    : Generation(Generation) {
+  Devices.push_back(
+      std::make_unique<DeviceContext>(std::move(D), Ordinal, Generation));
+}
+
+Runtime::~Runtime() {
+  while (!Devices.empty())
+    Devices.pop_back();
+}
+
+DeviceContext *Runtime::findDevice(int Ordinal) {
+  if (Ordinal == QDRT_CURRENT_DEVICE)
+    return &currentDevice();
+  for (const std::unique_ptr<DeviceContext> &DC : Devices)
+    if (DC->ordinal() == Ordinal)
+      return DC.get();
+  return nullptr;
+}
+
+DeviceContext &Runtime::getDevice(int Ordinal, const char *What) {
+  if (DeviceContext *DC = findDevice(Ordinal))
+    return *DC;
+  std::string Open;
+  for (const std::unique_ptr<DeviceContext> &DC : Devices)
+    Open += (Open.empty() ? "" : ", ") + std::to_string(DC->ordinal());
+  throw qd::Error(std::string(What) + ": device " + std::to_string(Ordinal) +
+                  " is not open in this runtime, which runs on " +
+                  qd::arch_name(currentDevice().device().arch()) + " device " +
+                  Open);
+}
+
+void *DeviceContext::allocate(size_t Bytes) {
   // No buffer is larger than pointer differences can span; backends round
   // sizes up, which must not wrap.
   if (Bytes > static_cast<size_t>(PTRDIFF_MAX))
@@ -189,7 +222,7 @@ void *Runtime::allocate(size_t Bytes) {
   return P;
 }
 
-void Runtime::deallocate(void *P) {
+void DeviceContext::deallocate(void *P) {
   {
     std::lock_guard<std::mutex> Lock(BuffersMutex);
     if (!Buffers.erase(P))
@@ -198,7 +231,7 @@ void Runtime::deallocate(void *P) {
   D->deallocate(P);
 }
 
-LoadedModule &Runtime::load(qdrt_module &M) {
+LoadedModule &DeviceContext::load(qdrt_module &M) {
   std::lock_guard<std::mutex> Lock(ModulesMutex);
   auto Found = Modules.find(&M);
   if (Found != Modules.end())
@@ -282,12 +315,12 @@ std::string qd::rt::describeAssert(const char *What,
          std::to_string(R.line) + ": " + R.text;
 }
 
-uint64_t Runtime::launchMark() {
+uint64_t DeviceContext::launchMark() {
   std::lock_guard<std::mutex> Lock(AssertMutex);
   return LaunchSeq;
 }
 
-void Runtime::noteLaunch(const LoadedModule &LM, Handle Stream) {
+void DeviceContext::noteLaunch(const LoadedModule &LM, Handle Stream) {
   if (!LM.AssertRecord)
     return;
   std::lock_guard<std::mutex> Lock(AssertMutex);
@@ -302,13 +335,13 @@ void Runtime::noteLaunch(const LoadedModule &LM, Handle Stream) {
   Launchers[&LM][Stream] = ++LaunchSeq;
 }
 
-void Runtime::park(Handle Stream, const qdrt_assert_record &Record) {
+void DeviceContext::park(Handle Stream, const qdrt_assert_record &Record) {
   std::lock_guard<std::mutex> Lock(AssertMutex);
   Pending.emplace(Stream, Record); // the first failure stays
 }
 
-void Runtime::checkAsserts(const char *What, Handle Stream, uint64_t Mark,
-                           bool Forget) {
+void DeviceContext::checkAsserts(const char *What, Handle Stream, uint64_t Mark,
+                                 bool Forget) {
   std::vector<std::pair<const qdrt_module *, const LoadedModule *>> Records;
   {
     std::lock_guard<std::mutex> Lock(ModulesMutex);
@@ -355,12 +388,12 @@ void Runtime::checkAsserts(const char *What, Handle Stream, uint64_t Mark,
   throw qd::Error(describeAssert(What, R));
 }
 
-void Runtime::captureBegin(Handle Stream) {
+void DeviceContext::captureBegin(Handle Stream) {
   std::lock_guard<std::mutex> Lock(AssertMutex);
   Capturing[Stream].clear();
 }
 
-void Runtime::captureEnd(Handle Stream, Handle Graph) {
+void DeviceContext::captureEnd(Handle Stream, Handle Graph) {
   std::lock_guard<std::mutex> Lock(AssertMutex);
   auto It = Capturing.find(Stream);
   if (It == Capturing.end())
@@ -370,7 +403,7 @@ void Runtime::captureEnd(Handle Stream, Handle Graph) {
   Capturing.erase(It);
 }
 
-void Runtime::noteGraphLaunch(Handle Graph, Handle Stream) {
+void DeviceContext::noteGraphLaunch(Handle Graph, Handle Stream) {
   std::lock_guard<std::mutex> Lock(AssertMutex);
   auto It = GraphModules.find(Graph);
   if (It == GraphModules.end())
@@ -379,12 +412,12 @@ void Runtime::noteGraphLaunch(Handle Graph, Handle Stream) {
     Launchers[LM][Stream] = ++LaunchSeq;
 }
 
-void Runtime::forgetGraph(Handle Graph) {
+void DeviceContext::forgetGraph(Handle Graph) {
   std::lock_guard<std::mutex> Lock(AssertMutex);
   GraphModules.erase(Graph);
 }
 
-Handle Runtime::keepReplay(std::function<void()> Fn) {
+Handle DeviceContext::keepReplay(std::function<void()> Fn) {
   auto Kept = std::make_unique<std::function<void()>>(std::move(Fn));
   Handle H = Kept.get();
   std::lock_guard<std::mutex> Lock(ReplaysMutex);
@@ -392,13 +425,13 @@ Handle Runtime::keepReplay(std::function<void()> Fn) {
   return H;
 }
 
-const std::function<void()> *Runtime::findReplay(Handle Graph) {
+const std::function<void()> *DeviceContext::findReplay(Handle Graph) {
   std::lock_guard<std::mutex> Lock(ReplaysMutex);
   auto It = Replays.find(Graph);
   return It == Replays.end() ? nullptr : It->second.get();
 }
 
-bool Runtime::dropReplay(Handle Graph) {
+bool DeviceContext::dropReplay(Handle Graph) {
   std::lock_guard<std::mutex> Lock(ReplaysMutex);
   return Replays.erase(Graph) != 0;
 }
@@ -477,10 +510,12 @@ Runtime *qd::rt::runtimeOf(uint64_t Generation) {
   return R && R->generation() == Generation ? R : nullptr;
 }
 
-Device *qd::rt::deviceOf(uint64_t Generation) {
+DeviceContext *qd::rt::contextOf(uint64_t Generation, int Ordinal) {
   Runtime *R = runtimeOf(Generation);
-  return R ? &R->device() : nullptr;
+  return R ? R->findDevice(Ordinal) : nullptr;
 }
+
+DeviceContext &qd::rt::currentDevice() { return current().currentDevice(); }
 
 Runtime *qd::rt::currentIfRunning() {
   return Current.load(std::memory_order_acquire);
@@ -515,14 +550,15 @@ static Runtime *startAndGet(qd::Arch A, qd::InitOptions Options) {
   std::lock_guard<std::mutex> Lock(StartMutex);
   qd::Arch Wanted = A == qd::Arch::best ? archFromEnvironment() : A;
   if (Owner) {
+    DeviceContext &Running = Owner->currentDevice();
     bool Same =
-        (Wanted == qd::Arch::best || Wanted == Owner->device().arch()) &&
-        Options.device == Owner->ordinal();
+        (Wanted == qd::Arch::best || Wanted == Running.device().arch()) &&
+        Options.device == Running.ordinal();
     if (Same)
       return Owner.R.get();
     throw qd::Error(std::string("qd::init: the runtime already runs on ") +
-                    qd::arch_name(Owner->device().arch()) + " device " +
-                    std::to_string(Owner->ordinal()) +
+                    qd::arch_name(Running.device().arch()) + " device " +
+                    std::to_string(Running.ordinal()) +
                     "; call qd::reset() first");
   }
   if (Options.device < 0)

@@ -1,10 +1,16 @@
-//===- Runtime.h - The running runtime: one device and its pool -*- C++ -*-===//
+//===- Runtime.h - The running runtime and its devices ----------*- C++ -*-===//
 //
 // Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// qd::init starts a Runtime on one device; qd::reset ends it.
+// qd::init starts a Runtime on one backend; qd::reset ends it. The Runtime
+// holds a list of DeviceContexts, one per device it opened, each with its
+// own Device, stream pool, loaded modules (images and fields), buffers,
+// graphs and assertion bookkeeping. A call names its device (a launch by
+// its qd::Launch, an object by the device it was made on); a call that
+// names none runs on the current device. Today the runtime opens one
+// device, the ordinal InitOptions::device names.
 // Every Runtime has a generation number, so handles and buffers made by an
 // earlier one are recognised (and only forgotten) after a reset.
 //
@@ -36,7 +42,7 @@ struct qdrt_module;
 
 namespace qd::rt {
 
-/// A module loaded on a runtime's device.
+/// A module loaded on one device of the runtime.
 struct LoadedModule {
   Handle Native = nullptr;
   std::vector<Handle> Functions; ///< one per task
@@ -80,7 +86,7 @@ private:
   bool Outermost;
 };
 
-class Runtime;
+class DeviceContext;
 
 /// A function given to qd::capture runs inside one: while the GPU
 /// backends capture it, and while the CPU backend (which has no graphs)
@@ -98,8 +104,8 @@ public:
   static void checkNoWait(const char *What);
 };
 
-/// The graphs of QD_GRAPH kernels, one per (module, kernel) for the
-/// runtime's device, recorded on the first call and again when a task's
+/// The graphs of QD_GRAPH kernels, one per (module, kernel) for one
+/// device, recorded on the first call and again when a task's
 /// iteration count changes (the launch geometry), replayed otherwise with
 /// the call's arguments. Thread-safe. Defined in ForkJoin.cpp.
 class GraphKernels {
@@ -109,9 +115,9 @@ public:
   /// Enqueues kernel Kernel of Desc on LaunchStream from its graph;
   /// Result, when not null, receives its return value once the graph has
   /// run (the only case that waits).
-  void launch(Runtime &RT, const qdrt_module_desc &Desc, const LoadedModule &LM,
-              uint32_t Kernel, const void *Args, const uint64_t *Iterations,
-              Handle LaunchStream, void *Result);
+  void launch(DeviceContext &DC, const qdrt_module_desc &Desc,
+              const LoadedModule &LM, uint32_t Kernel, const void *Args,
+              const uint64_t *Iterations, Handle LaunchStream, void *Result);
 
 private:
   struct Entry {
@@ -135,20 +141,23 @@ private:
   std::unordered_map<const qdrt_kernel_desc *, Entry> Entries;
 };
 
-class Runtime {
+/// One device of the runtime and everything the runtime keeps for it.
+class DeviceContext {
 public:
-  Runtime(std::unique_ptr<Device> D, int Ordinal, uint64_t Generation);
+  DeviceContext(std::unique_ptr<Device> D, int Ordinal, uint64_t Generation);
   /// Waits for the device, unloads modules, destroys the pool.
-  ~Runtime();
+  ~DeviceContext();
 
   Device &device() { return *D; }
   GraphKernels &graphKernels() { return *Graphs; }
   StreamPool &pool() { return Pool; }
+  /// The generation of the runtime it belongs to.
   uint64_t generation() const { return Generation; }
+  /// The backend's ordinal of the device (0 on the CPU).
   int ordinal() const { return Ordinal; }
 
-  /// Loads the module on first use and reserves its largest group count
-  /// in the pool.
+  /// Loads the module on this device on first use and reserves its
+  /// largest group count in the pool.
   LoadedModule &load(qdrt_module &M);
 
   /// Assertions (docs/runtime.md, "Assertions"). A failed QD_ASSERT is the
@@ -220,6 +229,29 @@ private:
   std::unordered_map<Handle, std::unique_ptr<std::function<void()>>> Replays;
 };
 
+/// A running runtime: its generation and the devices it opened.
+class Runtime {
+public:
+  /// Starts with one device, the one of ordinal Ordinal, as the current
+  /// one.
+  Runtime(std::unique_ptr<Device> D, int Ordinal, uint64_t Generation);
+  /// Destroys the devices' contexts, the last opened first.
+  ~Runtime();
+
+  uint64_t generation() const { return Generation; }
+  /// The device a call that names none runs on.
+  DeviceContext &currentDevice() { return *Devices.front(); }
+  /// The device of ordinal Ordinal (QDRT_CURRENT_DEVICE: the current one),
+  /// or null when the runtime has not opened it.
+  DeviceContext *findDevice(int Ordinal);
+  /// findDevice, or a qd::Error "<What>: ..." saying which devices run.
+  DeviceContext &getDevice(int Ordinal, const char *What);
+
+private:
+  uint64_t Generation;
+  std::vector<std::unique_ptr<DeviceContext>> Devices;
+};
+
 /// "<What>: QD_ASSERT failed in '<function>' at <file>:<line>: <text>".
 std::string describeAssert(const char *What, const qdrt_assert_record &Record);
 /// Where Record's function is one of Desc's generated tasks (`k_t0`, a part
@@ -238,8 +270,12 @@ uint64_t currentGeneration();
 /// The runtime, when Generation is the running runtime's; null otherwise
 /// (an object made before qd::reset()).
 Runtime *runtimeOf(uint64_t Generation);
-/// Its device.
-Device *deviceOf(uint64_t Generation);
+/// The device of ordinal Ordinal of that runtime (QDRT_CURRENT_DEVICE:
+/// its current one); null when Generation is not the running runtime's or
+/// it has not opened that device.
+DeviceContext *contextOf(uint64_t Generation, int Ordinal);
+/// current().currentDevice().
+DeviceContext &currentDevice();
 
 /// Starts a runtime on Arch (see qd::init).
 void start(Arch A, InitOptions Options);

@@ -20,7 +20,13 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 6u
+#define QDRT_ABI_VERSION 7u
+
+/**
+ * The device a call names when it names none: the calling thread's current
+ * device of the runtime.
+ */
+#define QDRT_CURRENT_DEVICE (-1)
 
 /**
  * An iteration count that the task computes itself when it starts (its
@@ -39,7 +45,10 @@ typedef enum qdrt_image_kind {
 } qdrt_image_kind;
 
 typedef struct qdrt_image {
-  uint32_t kind;    /**< a qdrt_image_kind */
+  uint32_t kind; /**< a qdrt_image_kind */
+  /** The architecture as a number: NVIDIA's SM number (90 for sm_90a), AMD's
+   * gfx digits read as hexadecimal (0x90a for gfx90a). */
+  uint32_t arch_number;
   const char *arch; /**< "sm_80", "gfx90a", ... */
   const void *data;
   uint64_t size; /**< bytes, including PTX's terminating NUL */
@@ -169,17 +178,20 @@ qdrt_status qdrt_register_module(const qdrt_module_desc *desc,
                                  qdrt_module **out);
 
 /**
- * Launches kernel `kernel` of `module` on `stream` (0: the default
- * stream). `args` (the kernel's arg_size bytes) is copied before the call
- * returns. `iterations[i]` is the size of the linear index space of the
- * kernel's i-th task.
+ * Launches kernel `kernel` of `module` on `stream` of device `device` (the
+ * ordinal of a device of the runtime's backend, or QDRT_CURRENT_DEVICE;
+ * stream 0: that device's default stream). `args` (the kernel's arg_size
+ * bytes) is copied before the call returns. `iterations[i]` is the size of
+ * the linear index space of the kernel's i-th task. The module's images are
+ * loaded on the device on its first launch there.
  *
  * On GPUs each task's entry point takes the argument block by value (when
  * arg_size is not 0) followed by a uint64_t iteration count, and covers
  * [0, count) with a grid-stride loop; the runtime picks the grid size.
  */
 qdrt_status qdrt_launch(qdrt_module *module, uint32_t kernel, const void *args,
-                        const uint64_t *iterations, void *stream);
+                        const uint64_t *iterations, int32_t device,
+                        void *stream);
 
 /**
  * qdrt_launch, then copies the kernel's return value (result_size bytes)
@@ -188,19 +200,23 @@ qdrt_status qdrt_launch(qdrt_module *module, uint32_t kernel, const void *args,
  */
 qdrt_status qdrt_launch_result(qdrt_module *module, uint32_t kernel,
                                const void *args, const uint64_t *iterations,
-                               void *stream, void *result);
-
-/** The address of a field on the current device (host address on CPU). */
-qdrt_status qdrt_field_address(qdrt_module *module, uint32_t field,
-                               void **address);
+                               int32_t device, void *stream, void *result);
 
 /**
- * The native entry point of task `task` of kernel `kernel` on the current
- * device (a CUfunction or hipFunction_t; the CPU function on the CPU),
- * loading the module if needed: for interoperation and measurement.
+ * The address of a field on device `device` (QDRT_CURRENT_DEVICE: the
+ * current one; a host address on the CPU): every device that runs a
+ * module's kernels has its own copy of the module's fields.
  */
-qdrt_status qdrt_task_function(qdrt_module *module, uint32_t kernel,
-                               uint32_t task, void **native);
+qdrt_status qdrt_field_address(qdrt_module *module, int32_t device,
+                               uint32_t field, void **address);
+
+/**
+ * The native entry point of task `task` of kernel `kernel` on device
+ * `device` (a CUfunction or hipFunction_t; the CPU function on the CPU),
+ * loading the module there if needed: for interoperation and measurement.
+ */
+qdrt_status qdrt_task_function(qdrt_module *module, int32_t device,
+                               uint32_t kernel, uint32_t task, void **native);
 
 /** The message of the calling thread's last failure. */
 const char *qdrt_last_error(void);

@@ -30,9 +30,13 @@ namespace qd {
 class Stream;
 
 /// The optional last argument of every generated kernel function: where to
-/// launch. Launch{} is the default stream.
+/// launch. Launch{} is the current device's default stream; qd::on(stream)
+/// names the stream and its device.
 struct Launch {
   void *stream = nullptr;
+  /// The ordinal of the device that runs the call; QDRT_CURRENT_DEVICE: the
+  /// current one.
+  int32_t device = QDRT_CURRENT_DEVICE;
 };
 
 namespace detail {
@@ -361,7 +365,8 @@ public:
   /// The field's address on the current device (host address on CPU).
   void *data() const {
     void *p = nullptr;
-    detail::check(qdrt_field_address(module_(), index_, &p));
+    detail::check(
+        qdrt_field_address(module_(), QDRT_CURRENT_DEVICE, index_, &p));
     return p;
   }
   /// The field as a view, for kernels taking an ndarray, copies and fills;

@@ -84,12 +84,16 @@ public:
   /// CPU).
   void *handle() const { return handle_; }
   bool owned() const { return owned_; }
+  /// The ordinal of the device the stream belongs to (and its kernel calls
+  /// run on); QDRT_CURRENT_DEVICE for the default Stream().
+  int device() const { return device_; }
 
 private:
   friend Stream create_stream();
   friend void *detail::stream_handle(const Stream &, const char *);
-  Stream(void *handle, void *id, bool owned, uint64_t generation)
-      : handle_(handle), id_(id), owned_(owned), generation_(generation) {}
+  Stream(void *handle, void *id, bool owned, int device, uint64_t generation)
+      : handle_(handle), id_(id), owned_(owned), device_(device),
+        generation_(generation) {}
 
   void *handle_ = nullptr;
   /// The runtime's handle: handle_ on GPUs, a token of the stream on the
@@ -97,6 +101,7 @@ private:
   void *id_ = nullptr;
   bool owned_ = false;
   bool live_ = false;
+  int device_ = QDRT_CURRENT_DEVICE;
   uint64_t generation_ = 0;
 };
 
@@ -141,6 +146,7 @@ private:
   void *handle_ = nullptr; ///< the runtime's own
   bool live_ = false;
   bool timing_ = false;
+  int device_ = 0; ///< the device it was created on
   uint64_t generation_ = 0;
 };
 
@@ -172,6 +178,7 @@ private:
   friend Graph capture(const Stream &, const std::function<void()> &);
   void *handle_ = nullptr;
   bool live_ = false;
+  int device_ = 0; ///< the device of its capture stream
   uint64_t generation_ = 0;
 };
 
@@ -184,9 +191,10 @@ private:
 /// launching calls `fn` again.
 Graph capture(const Stream &stream, const std::function<void()> &fn);
 
-/// Launches on `stream`; a stream made before qd::reset() is a qd::Error.
+/// Launches on `stream`, on its device; a stream made before qd::reset()
+/// is a qd::Error.
 inline Launch on(const Stream &stream) {
-  return Launch{detail::stream_handle(stream, "qd::on")};
+  return Launch{detail::stream_handle(stream, "qd::on"), stream.device()};
 }
 
 } // namespace qd

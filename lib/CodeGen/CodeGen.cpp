@@ -160,8 +160,8 @@ private:
           T.compileImage(C, deviceSource(T), Target);
       if (!Image)
         return Image.takeError();
-      Out.Images.push_back(
-          {Target.getImageKind(), Target.getName(), std::move(*Image)});
+      Out.Images.push_back({Target.getImageKind(), Target.getName(),
+                            Target.getArchNumber(), std::move(*Image)});
     }
     llvm::stable_sort(Out.Images,
                       [](const DeviceImage &A, const DeviceImage &B) {
@@ -197,8 +197,8 @@ private:
             T.assembleImage(C, Out.Images[I].Data, F);
         if (!Code)
           return Code.takeError();
-        Native.push_back(
-            {T.getNativeImageKind(), F.getName(), std::move(*Code)});
+        Native.push_back({T.getNativeImageKind(), F.getName(),
+                          F.getArchNumber(), std::move(*Code)});
       }
     }
     Out.Images.insert(Out.Images.begin() + End,

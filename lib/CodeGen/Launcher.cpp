@@ -86,9 +86,10 @@ private:
       // Text (PTX): its terminating NUL is part of the image.
       bool Text = isTextImage(Images[I].Kind);
       OS << "  {.kind = " << getImageKindConstant(Images[I].Kind)
-         << ", .arch = \"" << Images[I].Arch
-         << "\", .data = " << names::image(I) << ", .size = sizeof("
-         << names::image(I) << ")" << (Text ? "" : " - 1") << "},\n";
+         << ", .arch_number = " << Images[I].ArchNumber << ", .arch = \""
+         << Images[I].Arch << "\", .data = " << names::image(I)
+         << ", .size = sizeof(" << names::image(I) << ")"
+         << (Text ? "" : " - 1") << "},\n";
     }
     OS << "};\n";
   }
@@ -312,7 +313,7 @@ void emitLaunchCall(const Kernel &K, unsigned KernelIndex,
      << "(" << names::Module << "(), " << KernelIndex << ", "
      << (K.hasArgBlock() ? "&" + names::Args.str() : "nullptr") << ", "
      << (K.Tasks.empty() ? "nullptr" : names::Count.str()) << ", "
-     << names::Launch << ".stream"
+     << names::Launch << ".device, " << names::Launch << ".stream"
      << (K.ReturnStmt ? ", &" + names::Return.str() : "") << "));\n";
 }
 

@@ -107,6 +107,13 @@ OffloadTarget OffloadTarget::getPtxTarget() const {
   return getNvidia(NewestPtxSm / 10, NewestPtxSm % 10);
 }
 
+unsigned OffloadTarget::getArchNumber() const {
+  unsigned N = 0;
+  if (isAmd())
+    getIsaVersion().getAsInteger(16, N);
+  return isNvidia() ? Number : N;
+}
+
 llvm::StringRef OffloadTarget::getIsaVersion() const {
   return isAmd() ? llvm::StringRef(Name).drop_front(
                        getInfo(Vendor::AMD).Prefix.size())

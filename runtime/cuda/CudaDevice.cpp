@@ -447,7 +447,7 @@ private:
       if (Img.kind != QDRT_IMAGE_PTX && Img.kind != QDRT_IMAGE_CUBIN)
         continue;
       Have += (Have.empty() ? "" : ", ") + std::string(Img.arch);
-      int Sm = std::strncmp(Img.arch, "sm_", 3) ? -1 : std::atoi(Img.arch + 3);
+      int Sm = static_cast<int>(Img.arch_number);
       if (Img.kind == QDRT_IMAGE_CUBIN && Sm == SmVersion)
         return &Img;
       if (Img.kind == QDRT_IMAGE_PTX && Sm <= SmVersion && Sm > BestSm) {

@@ -116,7 +116,8 @@ int main() {
     auto Raw = Cuda ? reinterpret_cast<LaunchFn>(dlsym(Cuda, "cuLaunchKernel"))
                     : nullptr;
     void *Fn = nullptr;
-    qd::detail::check(qdrt_task_function(bench::qd_module_(), 10, 0, &Fn));
+    qd::detail::check(qdrt_task_function(bench::qd_module_(),
+                                         QDRT_CURRENT_DEVICE, 10, 0, &Fn));
     int N1 = 1;
     uint64_t Count = 1;
     void *Params[] = {&N1, &Count};
@@ -153,8 +154,8 @@ int main() {
     if (Raw && StreamCreate && EventCreate && Record && Wait) {
       void *Fns[4], *Streams[4], *Joins[4], *Fork;
       for (int G = 0; G < 4; ++G) {
-        qd::detail::check(
-            qdrt_task_function(bench::qd_module_(), 11, G, &Fns[G]));
+        qd::detail::check(qdrt_task_function(
+            bench::qd_module_(), QDRT_CURRENT_DEVICE, 11, G, &Fns[G]));
         StreamCreate(&Streams[G], 1 /*non-blocking*/);
         EventCreate(&Joins[G], 2 /*no timing*/);
       }

@@ -344,9 +344,10 @@ TEST_F(CpuRuntimeTest, FieldsLiveInTheModulesHostStorage) {
   uint32_t F = TM.addField("a", Storage, sizeof(Storage));
   qdrt_module *M = TM.registered();
   void *Address = nullptr;
-  qd::detail::check(qdrt_field_address(M, F, &Address));
+  qd::detail::check(qdrt_field_address(M, QDRT_CURRENT_DEVICE, F, &Address));
   EXPECT_EQ(Address, Storage);
-  EXPECT_EQ(qdrt_field_address(M, 7, &Address), QDRT_ERROR);
+  EXPECT_EQ(qdrt_field_address(M, QDRT_CURRENT_DEVICE, 7, &Address),
+            QDRT_ERROR);
 }
 
 TEST_F(CpuRuntimeTest, TaskFunctionIsTheNativeEntry) {
@@ -354,9 +355,9 @@ TEST_F(CpuRuntimeTest, TaskFunctionIsTheNativeEntry) {
   uint32_t K = TM.addKernel("k", {{1, setA}, {2, setB}}, sizeof(TwoGroupArgs));
   qdrt_module *M = TM.registered();
   void *Fn = nullptr;
-  qd::detail::check(qdrt_task_function(M, K, 1, &Fn));
+  qd::detail::check(qdrt_task_function(M, QDRT_CURRENT_DEVICE, K, 1, &Fn));
   EXPECT_EQ(Fn, reinterpret_cast<void *>(&setB));
-  EXPECT_EQ(qdrt_task_function(M, K, 2, &Fn), QDRT_ERROR);
+  EXPECT_EQ(qdrt_task_function(M, QDRT_CURRENT_DEVICE, K, 2, &Fn), QDRT_ERROR);
   EXPECT_EQ(std::string(qdrt_last_error()), "qdrt_task_function: no such task");
 }
 
@@ -364,9 +365,9 @@ TEST_F(CpuRuntimeTest, TaskWithoutCpuCodeIsAnError) {
   TestModule TM("nocpu");
   uint32_t K = TM.addKernel("k", {{0, nullptr}});
   qdrt_module *M = TM.registered();
-  EXPECT_EQ(
-      qdrt_launch(M, K, nullptr, std::vector<uint64_t>{1}.data(), nullptr),
-      QDRT_ERROR);
+  EXPECT_EQ(qdrt_launch(M, K, nullptr, std::vector<uint64_t>{1}.data(),
+                        QDRT_CURRENT_DEVICE, nullptr),
+            QDRT_ERROR);
   EXPECT_EQ(std::string(qdrt_last_error()),
             "task 'k_t0' has no CPU code in its module");
   // The runtime keeps working.

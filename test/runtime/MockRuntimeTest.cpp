@@ -233,7 +233,7 @@ TEST_F(MockRuntimeTest, NothingIsCreatedAfterWarmUp) {
   Calls C = calls();
   EXPECT_EQ(C.size(), 100u * (2 + 3 + 2 * 2) + 100u * (4 + 5 + 2 * 4));
   EXPECT_TRUE(std::none_of(C.begin(), C.end(), isCreation));
-  PoolStats Stats = current().pool().stats();
+  PoolStats Stats = currentDevice().pool().stats();
   EXPECT_EQ(Stats.StreamsCreated, 4u);
   EXPECT_EQ(Stats.EventsCreated, 5u);
   EXPECT_EQ(Stats.Leases, 201u);
@@ -320,6 +320,59 @@ TEST_F(MockRuntimeTest, AbiVersionMismatchIsAClearError) {
   EXPECT_EQ(qdrt_abi_version(), QDRT_ABI_VERSION);
 }
 
+// The runtime keeps its devices in a list; a launch, a field address and a
+// task function name their device (QDRT_CURRENT_DEVICE, or an ordinal),
+// and a stream knows the device it was made on. One device is open today:
+// naming another is an error saying which one runs.
+TEST_F(MockRuntimeTest, CallsNameTheirDevice) {
+  TestModule TM("dev");
+  uint32_t K = TM.addKernel("k", groups({0}));
+  int32_t Value = 0;
+  uint32_t F = TM.addField("f", &Value, sizeof(Value));
+  qdrt_module *M = TM.registered();
+
+  qd::Stream S = qd::create_stream();
+  EXPECT_EQ(S.device(), qd::current_device());
+  EXPECT_EQ(qd::on(S).device, qd::current_device());
+  EXPECT_EQ(qd::Launch{}.device, QDRT_CURRENT_DEVICE);
+  EXPECT_EQ(qd::Stream().device(), QDRT_CURRENT_DEVICE);
+
+  uint64_t One = 1;
+  calls();
+  ASSERT_EQ(
+      qdrt_launch(M, K, nullptr, &One, qd::current_device(), qd::on(S).stream),
+      QDRT_SUCCESS)
+      << qdrt_last_error();
+  ASSERT_EQ(qdrt_launch(M, K, nullptr, &One, QDRT_CURRENT_DEVICE, nullptr),
+            QDRT_SUCCESS)
+      << qdrt_last_error();
+  Calls C = calls();
+  EXPECT_EQ(std::count_if(C.begin(), C.end(),
+                          [](const std::string &Call) {
+                            return Call.rfind("launch", 0) == 0;
+                          }),
+            2);
+
+  void *Current = nullptr, *Named = nullptr;
+  ASSERT_EQ(qdrt_field_address(M, QDRT_CURRENT_DEVICE, F, &Current),
+            QDRT_SUCCESS);
+  ASSERT_EQ(qdrt_field_address(M, qd::current_device(), F, &Named),
+            QDRT_SUCCESS);
+  EXPECT_EQ(Current, Named);
+
+  std::string Open = "device 3 is not open in this runtime, which runs on "
+                     "cuda device 0";
+  EXPECT_EQ(qdrt_launch(M, K, nullptr, &One, 3, nullptr), QDRT_ERROR);
+  EXPECT_EQ(std::string(qdrt_last_error()), "qdrt_launch: " + Open);
+  void *Address = nullptr;
+  EXPECT_EQ(qdrt_field_address(M, 3, F, &Address), QDRT_ERROR);
+  EXPECT_EQ(std::string(qdrt_last_error()), "qdrt_field_address: " + Open);
+  EXPECT_EQ(Address, nullptr);
+  void *Fn = nullptr;
+  EXPECT_EQ(qdrt_task_function(M, 3, K, 0, &Fn), QDRT_ERROR);
+  EXPECT_EQ(std::string(qdrt_last_error()), "qdrt_task_function: " + Open);
+}
+
 TEST_F(MockRuntimeTest, MalformedModulesAreRefused) {
   TestModule TM("bad");
   TM.addKernel("k", groups({2, 1}));
@@ -327,7 +380,9 @@ TEST_F(MockRuntimeTest, MalformedModulesAreRefused) {
   EXPECT_EQ(qdrt_register_module(&TM.desc(), &M), QDRT_ERROR);
   EXPECT_NE(std::string(qdrt_last_error()).find("out of group order"),
             std::string::npos);
-  EXPECT_EQ(qdrt_launch(nullptr, 0, nullptr, nullptr, nullptr), QDRT_ERROR);
+  EXPECT_EQ(
+      qdrt_launch(nullptr, 0, nullptr, nullptr, QDRT_CURRENT_DEVICE, nullptr),
+      QDRT_ERROR);
   EXPECT_EQ(std::string(qdrt_last_error()), "qdrt_launch: no such kernel");
 }
 
@@ -448,7 +503,7 @@ TEST_F(MockRuntimeTest, MalformedLoopTablesAreRefused) {
 }
 
 TEST_F(MockRuntimeTest, PoolBoundIsEnforced) {
-  StreamPool Pool(current().device(), /*MaxStreams=*/4);
+  StreamPool Pool(currentDevice().device(), /*MaxStreams=*/4);
   Lease L = Pool.acquire(4);
   EXPECT_EQ(L.Streams.size(), 4u);
   EXPECT_EQ(L.Joins.size(), 4u);
@@ -479,9 +534,9 @@ TEST_F(MockRuntimeTest, AModuleThatFailedToLoadIsNotKept) {
   uint32_t K = TM.addKernel("k", groups({0}));
   qdrt_module *M = TM.registered();
   State->FailAt = State->CallCount + 1; // the loadModule call
-  EXPECT_EQ(
-      qdrt_launch(M, K, nullptr, std::vector<uint64_t>{1}.data(), nullptr),
-      QDRT_ERROR);
+  EXPECT_EQ(qdrt_launch(M, K, nullptr, std::vector<uint64_t>{1}.data(),
+                        QDRT_CURRENT_DEVICE, nullptr),
+            QDRT_ERROR);
   EXPECT_EQ(State->FailedCall, "loadModule unloadable");
   qd::reset(); // nothing to unload, nothing to crash on
   EXPECT_EQ(State->liveObjects(), 0);

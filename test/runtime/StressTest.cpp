@@ -120,7 +120,7 @@ TEST(StressTest, EightThreadsNeverShareAnEventOnTheMock) {
     }
   }
   EXPECT_EQ(Waits, unsigned(Threads * Rounds * (3 + 3)));
-  PoolStats Stats = current().pool().stats();
+  PoolStats Stats = currentDevice().pool().stats();
   EXPECT_LE(Stats.StreamsCreated, unsigned(Threads * 3));
   EXPECT_EQ(Stats.Leases, uint64_t(Threads * Rounds));
   qd::reset();

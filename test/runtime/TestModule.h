@@ -78,9 +78,10 @@ public:
     HasRecord = Record != nullptr;
   }
 
-  void addImage(qdrt_image_kind Kind, const char *Arch, const void *Data,
-                uint64_t Size) {
-    ImageTable.push_back({static_cast<uint32_t>(Kind), keep(Arch), Data, Size});
+  void addImage(qdrt_image_kind Kind, uint32_t ArchNumber, const char *Arch,
+                const void *Data, uint64_t Size) {
+    ImageTable.push_back(
+        {static_cast<uint32_t>(Kind), ArchNumber, keep(Arch), Data, Size});
   }
 
   /// The descriptor; valid while this object lives and is not changed.
@@ -130,8 +131,9 @@ private:
 /// qd::on(*S) gives it to generated code.
 inline void launch(qdrt_module *M, uint32_t K, std::vector<uint64_t> Iterations,
                    const void *Args = nullptr, const qd::Stream *S = nullptr) {
-  qd::detail::check(qdrt_launch(M, K, Args, Iterations.data(),
-                                S ? qd::on(*S).stream : nullptr));
+  qd::Launch L = S ? qd::on(*S) : qd::Launch{};
+  qd::detail::check(
+      qdrt_launch(M, K, Args, Iterations.data(), L.device, L.stream));
 }
 
 } // namespace qd::rt::test

@@ -100,6 +100,15 @@ TEST(OffloadTargetTest, SpellingsOfAVendor) {
   EXPECT_EQ(OffloadTarget::getSpelledNumber(Vendor::NVIDIA, "gfx90a"), 0u);
 }
 
+// The number the runtime picks images by (qdrt_image::arch_number).
+TEST(OffloadTargetTest, ArchNumbersForTheImageTable) {
+  EXPECT_EQ(parseOK("sm_90a").getArchNumber(), 90u);
+  EXPECT_EQ(parseOK("sm_120").getArchNumber(), 120u);
+  EXPECT_EQ(parseOK("compute_75").getArchNumber(), 75u);
+  EXPECT_EQ(parseOK("gfx90a").getArchNumber(), 0x90au);
+  EXPECT_EQ(parseOK("gfx1100").getArchNumber(), 0x1100u);
+}
+
 TEST(OffloadTargetTest, LoopDepthIsTheRuntimes) {
   EXPECT_EQ(kir::MaxGraphLoopDepth, unsigned(QDRT_MAX_LOOP_DEPTH));
 }

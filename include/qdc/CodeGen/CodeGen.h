@@ -30,7 +30,8 @@ namespace qdc {
 /// A compiled device image, embedded in the object.
 struct DeviceImage {
   ImageKind Kind;
-  std::string Arch; ///< the target's name (OffloadTarget::getName)
+  std::string Arch;    ///< the target's name (OffloadTarget::getName)
+  unsigned ArchNumber; ///< and its number (OffloadTarget::getArchNumber)
   std::string Data;
 };
 

@@ -78,6 +78,11 @@ public:
   /// whose PTX ptxas turns into SASS for this one. Other vendors: itself.
   OffloadTarget getPtxTarget() const;
 
+  /// The number the runtime's image table carries (qdrt_image::arch_number):
+  /// NVIDIA's SM number (90 for sm_90a), AMD's gfx digits read as
+  /// hexadecimal (0x90a for gfx90a, 0x1100 for gfx1100).
+  unsigned getArchNumber() const;
+
   /// AMD: the ISA version of the ROCm device libraries ("90a" for
   /// gfx90a), and whether its wavefronts have 64 lanes (GCN, CDNA).
   llvm::StringRef getIsaVersion() const;

@@ -55,7 +55,7 @@ struct Kernels {
   qdrt_module *M = nullptr;
 
   Kernels() {
-    TM.addImage(QDRT_IMAGE_PTX, "sm_80", KernelsPtx, sizeof(KernelsPtx));
+    TM.addImage(QDRT_IMAGE_PTX, 80, "sm_80", KernelsPtx, sizeof(KernelsPtx));
     AB = TM.addKernel("ab",
                       {{1, nullptr, 0, "setA"},
                        {2, nullptr, 256, "setB"},
@@ -103,7 +103,7 @@ protected:
 
 TEST_F(GpuRuntimeTest, RunsOnCuda) {
   EXPECT_EQ(current_arch(), Arch::cuda);
-  std::printf("device: %s\n", current().device().describe().c_str());
+  std::printf("device: %s\n", currentDevice().device().describe().c_str());
 }
 
 TEST_F(GpuRuntimeTest, ForkJoinResultsElementByElement) {
@@ -147,12 +147,12 @@ TEST_F(GpuRuntimeTest, NoStreamOrEventCreatedAfterWarmUp) {
   TwoGroupArgs AB{static_cast<float *>(A.data()),
                   static_cast<float *>(B.data()), 1.0f, 1.0f};
   launch(K.M, K.AB, {N, N, N}, &AB, &S);
-  PoolStats Before = current().pool().stats();
+  PoolStats Before = currentDevice().pool().stats();
   for (int I = 0; I < 1000; ++I)
     launch(K.M, K.AB, {N, N, N}, &AB, I % 2 ? &S : nullptr);
   S.synchronize();
   qd::sync();
-  PoolStats After = current().pool().stats();
+  PoolStats After = currentDevice().pool().stats();
   EXPECT_EQ(After.StreamsCreated, Before.StreamsCreated);
   EXPECT_EQ(After.EventsCreated, Before.EventsCreated);
   EXPECT_EQ(After.Leases, Before.Leases + 1000);
@@ -256,7 +256,8 @@ TEST_F(GpuRuntimeTest, DestroyingAStreamWaitsForItsWork) {
 TEST_F(GpuRuntimeTest, FieldsAndArgumentlessKernels) {
   Kernels &K = kernels();
   void *Counter = nullptr;
-  qd::detail::check(qdrt_field_address(K.M, K.Counter, &Counter));
+  qd::detail::check(
+      qdrt_field_address(K.M, QDRT_CURRENT_DEVICE, K.Counter, &Counter));
   ASSERT_NE(Counter, nullptr);
   int Zero = 0;
   qd::detail::copy_to_device(Counter, &Zero, sizeof(int), nullptr, true);
@@ -306,11 +307,12 @@ TEST_F(GpuRuntimeTest, BadPtxIsAnErrorWithTheJitLog) {
   static const char Bad[] = ".version 8.0\n.target sm_80\n.address_size 64\n"
                             ".visible .entry broken() { bogus; }\n";
   TestModule TM("broken");
-  TM.addImage(QDRT_IMAGE_PTX, "sm_80", Bad, sizeof(Bad));
+  TM.addImage(QDRT_IMAGE_PTX, 80, "sm_80", Bad, sizeof(Bad));
   uint32_t Kernel = TM.addKernel("broken", {{0, nullptr, 0, "broken"}});
   qdrt_module *M = TM.registered();
   uint64_t One = 1;
-  ASSERT_EQ(qdrt_launch(M, Kernel, nullptr, &One, nullptr), QDRT_ERROR);
+  ASSERT_EQ(qdrt_launch(M, Kernel, nullptr, &One, QDRT_CURRENT_DEVICE, nullptr),
+            QDRT_ERROR);
   std::string Msg = qdrt_last_error();
   EXPECT_NE(Msg.find("cuModuleLoadDataEx"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("module 'broken'"), std::string::npos) << Msg;
