@@ -324,36 +324,35 @@ uint64_t qd::detail::generation() {
   return current().generation();
 }
 
-void qd::detail::copy_to_device(void *Dst, const void *Src, size_t Bytes,
-                                void *Stream, bool Wait) {
+/// A copy between the host and the current device's memory, on Stream;
+/// waits for it when Wait.
+template <typename Sync, typename Async>
+static void copyWithHost(void *Dst, const void *Src, size_t Bytes, void *Stream,
+                         bool Wait, const char *What, Sync Copy,
+                         Async CopyAsync) {
   CallGuard Guard(CallGuard::Pins::consume);
   Runtime &R = current();
-  CallGuard::checkPins(R.generation(), "qd::Ndarray: a copy to the device");
+  CallGuard::checkPins(R.generation(), What);
   if (!Bytes)
     return;
   Device &D = R.currentDevice().device();
-  if (!Wait) {
-    D.copyToDeviceAsync(Dst, Src, Bytes, Stream);
-    return;
-  }
-  D.copyToDevice(Dst, Src, Bytes, Stream);
+  if (!Wait)
+    return (D.*CopyAsync)(Dst, Src, Bytes, Stream);
+  (D.*Copy)(Dst, Src, Bytes, Stream);
   D.synchronizeStream(Stream);
+}
+
+void qd::detail::copy_to_device(void *Dst, const void *Src, size_t Bytes,
+                                void *Stream, bool Wait) {
+  copyWithHost(Dst, Src, Bytes, Stream, Wait,
+               "qd::Ndarray: a copy to the device", &Device::copyToDevice,
+               &Device::copyToDeviceAsync);
 }
 
 void qd::detail::copy_to_host(void *Dst, const void *Src, size_t Bytes,
                               void *Stream, bool Wait) {
-  CallGuard Guard(CallGuard::Pins::consume);
-  Runtime &R = current();
-  CallGuard::checkPins(R.generation(), "qd::Ndarray: a copy to the host");
-  if (!Bytes)
-    return;
-  Device &D = R.currentDevice().device();
-  if (!Wait) {
-    D.copyToHostAsync(Dst, Src, Bytes, Stream);
-    return;
-  }
-  D.copyToHost(Dst, Src, Bytes, Stream);
-  D.synchronizeStream(Stream);
+  copyWithHost(Dst, Src, Bytes, Stream, Wait, "qd::Ndarray: a copy to the host",
+               &Device::copyToHost, &Device::copyToHostAsync);
 }
 
 void *qd::detail::stream_handle(const Stream &S, const char *What) {

@@ -221,26 +221,6 @@ private:
     });
   }
 
-  static const char *getReduceOpTag(ReduceOp Op) {
-    switch (Op) {
-    case ReduceOp::Add:
-      return "qd::detail::op_add";
-    case ReduceOp::Mul:
-      return "qd::detail::op_mul";
-    case ReduceOp::Or:
-      return "qd::detail::op_or";
-    case ReduceOp::And:
-      return "qd::detail::op_and";
-    case ReduceOp::Xor:
-      return "qd::detail::op_xor";
-    case ReduceOp::Min:
-      return "qd::detail::op_min";
-    case ReduceOp::Max:
-      return "qd::detail::op_max";
-    }
-    llvm_unreachable("unknown ReduceOp");
-  }
-
   /// A reduced kernel scalar of a loop task: its accumulator, by index.
   struct Reduced {
     const LocalVar *Var;
@@ -268,7 +248,7 @@ private:
           names::Scalars.str() + "->" + names::scalarMember(V, Id);
       if (const LoopAccess *R = Loop ? Loop->findReduction(Id, I) : nullptr) {
         OS << "  " << V.Type << ' ' << names::accumulator(Out.size()) << " = "
-           << getReduceOpTag(R->Op) << "::identity<" << V.Type << ">();\n";
+           << getReduceOpFunctor(R->Op) << "::identity<" << V.Type << ">();\n";
         Out.push_back({&V, Id, R->Op});
         continue;
       }
@@ -380,8 +360,8 @@ private:
       OS << getLoopBody(*Loop);
     OS << "  }\n" << Catch;
     for (size_t I = 0; I < Reductions.size(); ++I)
-      OS << "  qd::detail::reduce<" << getReduceOpTag(Reductions[I].Op) << ">(&"
-         << names::Scalars << "->"
+      OS << "  qd::detail::reduce<" << getReduceOpFunctor(Reductions[I].Op)
+         << ">(&" << names::Scalars << "->"
          << names::scalarMember(*Reductions[I].Var, Reductions[I].Id) << ", "
          << names::accumulator(I) << ");\n";
     OS << "}\n";

@@ -101,20 +101,20 @@ std::string qdc::kir::getScalarTypeSpellingList(bool OrLast) {
 
 llvm::StringRef qdc::kir::getReduceOpSpelling(ReduceOp Op) {
   switch (Op) {
-  case ReduceOp::Add:
-    return "+=";
-  case ReduceOp::Mul:
-    return "*=";
-  case ReduceOp::Or:
-    return "|=";
-  case ReduceOp::And:
-    return "&=";
-  case ReduceOp::Xor:
-    return "^=";
-  case ReduceOp::Min:
-    return "qd::atomic_min";
-  case ReduceOp::Max:
-    return "qd::atomic_max";
+#define QDC_REDUCE_OP(ENUM, SPELLING, FUNCTOR)                                 \
+  case ReduceOp::ENUM:                                                         \
+    return SPELLING;
+#include "qdc/KIR/ReduceOps.def"
+  }
+  llvm_unreachable("unknown ReduceOp");
+}
+
+llvm::StringRef qdc::kir::getReduceOpFunctor(ReduceOp Op) {
+  switch (Op) {
+#define QDC_REDUCE_OP(ENUM, SPELLING, FUNCTOR)                                 \
+  case ReduceOp::ENUM:                                                         \
+    return FUNCTOR;
+#include "qdc/KIR/ReduceOps.def"
   }
   llvm_unreachable("unknown ReduceOp");
 }

@@ -160,10 +160,16 @@ struct LocalUse {
 
 /// How a parallel loop may update a kernel scalar (DESIGN section 1.1):
 /// `+=` and `-=` are Add.
-enum class ReduceOp { Add, Mul, Or, And, Xor, Min, Max };
+enum class ReduceOp {
+#define QDC_REDUCE_OP(ENUM, SPELLING, FUNCTOR) ENUM,
+#include "qdc/KIR/ReduceOps.def"
+};
 
 /// "+=", "*=", "|=", "&=", "^=", "qd::atomic_min", "qd::atomic_max".
 llvm::StringRef getReduceOpSpelling(ReduceOp Op);
+/// The operation type generated code combines partial results with
+/// ("qd::detail::op_add").
+llvm::StringRef getReduceOpFunctor(ReduceOp Op);
 
 /// An access to a top-level local from inside a top-level loop.
 struct LoopAccess {
