@@ -7,7 +7,7 @@ import lit.formats
 config.name = "qdc"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".qd", ".test"]
-config.excludes = ["Inputs", "e2e", "runtime", "unittests", "bench", "install", "docs", "fuzz"]
+config.excludes = ["Inputs", "e2e", "runtime", "unittests", "bench", "install", "docs", "fuzz", "python"]
 config.test_source_root = os.path.join(config.qdc_src_root, "test")
 config.test_exec_root = os.path.join(config.qdc_obj_root, "test")
 

@@ -273,6 +273,8 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
   checkNamespaceFree(Session, Opts.InputFile,
                      getGeneratedNamespace(Opts.InputFile, Opts.Namespace),
                      Session.getDiags());
+  if (Opts.Emit == EmitKind::Python || !Opts.PythonFile.empty())
+    checkPythonForms(*M, Session.getDiags());
   if (Session.getNumErrors()) {
     Summarize();
     return 1;

@@ -158,6 +158,10 @@ private:
                    "Write the header to <file> (default: <stem>.qd.h beside "
                    "the object)")
         ->type_name("<file>");
+    App.add_option("--emit-python", Opts.PythonFile,
+                   "Also write the nanobind source of the Python module "
+                   "to <file> (with the object)")
+        ->type_name("<file>");
     App.add_option("--namespace", Opts.Namespace,
                    "Namespace of the generated header (default: the file's "
                    "stem)")
@@ -540,11 +544,16 @@ static llvm::Error checkCombination(const Parser &P) {
   if (P.Opts.SyntaxOnly && !P.Emit.empty())
     return makeError("-fsyntax-only and --emit=" + P.Emit +
                      " cannot be used together");
+  if (!P.Opts.PythonFile.empty() &&
+      (P.Opts.SyntaxOnly || P.Opts.Emit != EmitKind::Object))
+    return makeError("--emit-python=<file> goes with an object compile; "
+                     "--emit=python writes the Python source alone");
   // Several inputs, as clang -c a.c b.c: each to its own <stem>.o and
   // <stem>.qd.h (and <stem>.d); an option naming one output is refused.
   if (P.Inputs.size() > 1) {
     const char *One = !P.Opts.OutputFile.empty()        ? "-o"
                       : !P.Opts.HeaderFile.empty()      ? "-H"
+                      : !P.Opts.PythonFile.empty()      ? "--emit-python"
                       : !P.Opts.DepfilePath.empty()     ? "-MF"
                       : !P.Opts.DepfileTarget.empty()   ? "-MT"
                       : !P.Opts.Namespace.empty()       ? "--namespace"

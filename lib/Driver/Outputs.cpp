@@ -123,6 +123,18 @@ static std::string producePTX(const OutputRequest &R) {
     All += (Ptx.size() > 1 ? "// " + I->Arch + "\n" : "") + I->Data;
   return All;
 }
+/// The header the bindings include, by its file name: -H's, else the
+/// default `<stem>.qd.h`.
+static std::string getIncludedHeader(const DriverOptions &Opts) {
+  if (!Opts.HeaderFile.empty())
+    return llvm::sys::path::filename(Opts.HeaderFile).str();
+  return (llvm::sys::path::stem(Opts.InputFile) + ".qd.h").str();
+}
+static std::string producePython(const OutputRequest &R) {
+  return generatePythonBindings(
+      R.M, getGeneratedNamespace(R.Opts.InputFile, R.Opts.Namespace),
+      getIncludedHeader(R.Opts));
+}
 static std::string produceHSACO(const OutputRequest &R) {
   for (const DeviceImage &I : R.A->Images)
     if (I.Kind == ImageKind::HSACO)
@@ -188,6 +200,8 @@ std::vector<std::pair<std::string, std::string>> OutputPaths::list() const {
     Out.push_back({"-o", Main});
   if (!Header.empty())
     Out.push_back({"-H", Header});
+  if (!Python.empty())
+    Out.push_back({"--emit-python", Python});
   if (!Depfile.empty())
     Out.push_back({"-MF", Depfile});
   return Out;
@@ -210,6 +224,7 @@ llvm::Expected<OutputPaths> qdc::getOutputPaths(const DriverOptions &Opts) {
       llvm::sys::path::append(Path, Stem + ".qd.h");
       P.Header = std::string(Path);
     }
+    P.Python = Opts.PythonFile;
   } else {
     P.Main = Opts.OutputFile.empty() ? "-" : Opts.OutputFile;
   }
@@ -285,6 +300,11 @@ int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
     if (!Paths.Header.empty())
       Set.add(Paths.Header, std::move(A->Header));
     Set.add(Paths.Main, produceOutput({Opts, M, &*A}));
+    if (!Paths.Python.empty()) {
+      DriverOptions WithHeader = Opts;
+      WithHeader.HeaderFile = Paths.Header;
+      Set.add(Paths.Python, producePython({WithHeader, M, &*A}));
+    }
     if (!Opts.SaveTemps.empty()) {
       std::vector<std::pair<std::string, std::string>> Checked = Paths.list();
       auto Temps = getSavedTemps(Opts, Paths, *A);

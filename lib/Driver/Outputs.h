@@ -27,6 +27,7 @@ namespace qdc {
 struct OutputPaths {
   std::string Main;    ///< the object or the --emit text ("-": stdout)
   std::string Header;  ///< with the object
+  std::string Python;  ///< --emit-python, with the object
   std::string Depfile; ///< -MD
   /// (option, path) of each file, for checkOutputPaths.
   std::vector<std::pair<std::string, std::string>> list() const;

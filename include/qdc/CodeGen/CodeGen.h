@@ -16,6 +16,7 @@
 #define QDC_CODEGEN_CODEGEN_H
 
 #include "qdc/KIR/Kernel.h"
+#include "qdc/Support/Diagnostic.h"
 #include "qdc/Target/OffloadTarget.h"
 #include "qdc/Toolchain/Toolchain.h"
 #include "qdc/Toolchain/WarningLog.h"
@@ -75,6 +76,22 @@ struct Artifacts {
   /// The relocatable host object (Object).
   std::string Object;
 };
+
+/// The Python module of a .qd whose generated namespace is Namespace: its
+/// name ("a::b" is "a_b").
+std::string getPythonModuleName(llvm::StringRef Namespace);
+
+/// Reports, at the user's line, what has no Python form in M (a struct
+/// parameter, return value or field element) and what would hide the
+/// module's runtime API (a kernel named `init`).
+void checkPythonForms(const kir::Module &M, DiagEngine &Diags);
+
+/// The nanobind binding source of M (DESIGN section 5.1): it includes the
+/// generated header by HeaderName, defines qd_python_bind_<module>, and the
+/// module itself unless QD_PYTHON_NO_MODULE is defined.
+std::string generatePythonBindings(const kir::Module &M,
+                                   llvm::StringRef Namespace,
+                                   llvm::StringRef HeaderName);
 
 /// The generated namespace for InputFile: Override when given, else the
 /// file's stem made into a C++ identifier.

@@ -38,6 +38,7 @@ struct DriverOptions {
   std::string InputFile;  ///< the input being compiled
   std::string OutputFile; ///< empty: the default for the emit kind
   std::string HeaderFile; ///< -H; empty: <stem>.qd.h beside the object
+  std::string PythonFile; ///< --emit-python; empty: none
   std::string Namespace;  ///< empty: the file's stem
   /// --offload-arch, parsed (none: the CPU alone).
   std::vector<OffloadTarget> Targets = {OffloadTarget::getNvidia(8, 0)};

@@ -1,0 +1,579 @@
+//===- qd/python.h - Python modules of .qd files (nanobind) -----*- C++ -*-===//
+//
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// What the bindings that `qdc --emit=python` writes are made of (DESIGN
+// section 5.1): one def_kernel per kernel, one def_field per field, and
+// define_runtime for the runtime API (init, sync, streams, events, the
+// module's Error). Header-only over nanobind and libqdrt; a kernel call
+// goes through the same C++ launcher as a C++ caller's.
+//
+// Arguments:
+//  - an ndarray parameter takes any DLPack producer (NumPy, PyTorch, CuPy,
+//    JAX; a field's array) without a copy: its dtype, rank, device and
+//    C-contiguity are checked before anything runs, a mismatch is a
+//    TypeError (dtype, rank, not an array) or a ValueError (device, layout)
+//    naming the kernel and the parameter. A qd::vec/qd::mat element adds
+//    its extents as trailing dimensions: an ndarray<vec3, 1> of n is an
+//    (n, 3) array of float32.
+//  - a scalar takes a Python number (a bool for bool), a qd::vec a sequence
+//    of its components, a qd::mat a sequence of rows.
+//  - `stream=` (keyword only): None (the default stream), a Stream of the
+//    module, an object with a `cuda_stream` attribute (torch.cuda.Stream)
+//    or a raw handle as an int.
+// A kernel's return value comes back as a number, or a tuple for a vector
+// (a tuple of rows for a matrix). A qd::Error becomes the module's Error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QD_PYTHON_H
+#define QD_PYTHON_H
+
+#include "qd/runtime.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace qd::python {
+
+namespace nb = nanobind;
+
+namespace detail {
+
+/// What a qd::vec or qd::mat is made of; T itself for a scalar.
+template <typename T> struct Element {
+  using Scalar = T;
+  static constexpr int Rank = 0;
+  static constexpr std::array<int64_t, 2> Extents{0, 0};
+};
+template <typename T, int N> struct Element<qd::vec<T, N>> {
+  using Scalar = T;
+  static constexpr int Rank = 1;
+  static constexpr std::array<int64_t, 2> Extents{N, 0};
+};
+template <typename T, int R, int C> struct Element<qd::mat<T, R, C>> {
+  using Scalar = T;
+  static constexpr int Rank = 2;
+  static constexpr std::array<int64_t, 2> Extents{R, C};
+};
+
+/// "kernel 'k': argument 'x'".
+inline std::string where(const char *Kernel, const char *Param) {
+  return std::string("kernel '") + Kernel + "': argument '" + Param + "'";
+}
+
+inline std::string dtypeName(nb::dlpack::dtype D) {
+  const char *Code = "?";
+  switch (static_cast<nb::dlpack::dtype_code>(D.code)) {
+  case nb::dlpack::dtype_code::Int:
+    Code = "int";
+    break;
+  case nb::dlpack::dtype_code::UInt:
+    Code = "uint";
+    break;
+  case nb::dlpack::dtype_code::Float:
+    Code = "float";
+    break;
+  case nb::dlpack::dtype_code::Bool:
+    return "bool";
+  default:
+    return "dtype (code " + std::to_string(D.code) + ", " +
+           std::to_string(D.bits) + " bits)";
+  }
+  return Code + std::to_string(D.bits) +
+         (D.lanes != 1 ? "x" + std::to_string(D.lanes) : "");
+}
+
+/// The DLPack device types whose memory the running backend's kernels use.
+inline bool usableDevice(int32_t Type, qd::Arch A) {
+  switch (A) {
+  case qd::Arch::cuda:
+    return Type == nb::device::cuda::value ||
+           Type == nb::device::cuda_managed::value;
+  case qd::Arch::amdgpu:
+    return Type == nb::device::rocm::value;
+  case qd::Arch::cpu:
+    return Type == nb::device::cpu::value ||
+           Type == nb::device::cuda_host::value;
+  case qd::Arch::best:
+    break;
+  }
+  return false;
+}
+
+inline const char *deviceName(int32_t Type) {
+  switch (Type) {
+  case nb::device::cpu::value:
+    return "cpu";
+  case nb::device::cuda::value:
+    return "cuda";
+  case nb::device::cuda_host::value:
+    return "cuda_host";
+  case nb::device::cuda_managed::value:
+    return "cuda_managed";
+  case nb::device::rocm::value:
+    return "rocm";
+  default:
+    return "another device";
+  }
+}
+
+/// Imports H as a DLPack array for Kernel's parameter Param and checks its
+/// dtype, its rank (any when Rank is negative), its device and that it is
+/// C-contiguous.
+inline nb::ndarray<nb::ro> importArray(nb::handle H, const char *Kernel,
+                                       const char *Param,
+                                       nb::dlpack::dtype Want, int Rank) {
+  nb::ndarray<nb::ro> Array;
+  if (!nb::try_cast(H, Array, /*convert=*/false))
+    throw nb::type_error((where(Kernel, Param) +
+                          " is not an array (no __dlpack__ or buffer "
+                          "protocol): got " +
+                          nb::type_name(H.type()).c_str())
+                             .c_str());
+  if (Array.dtype() != Want)
+    throw nb::type_error((where(Kernel, Param) + " has dtype " +
+                          dtypeName(Array.dtype()) + "; the kernel takes " +
+                          dtypeName(Want))
+                             .c_str());
+  if (Rank >= 0 && Array.ndim() != size_t(Rank))
+    throw nb::type_error(
+        (where(Kernel, Param) + " has " + std::to_string(Array.ndim()) +
+         " dimensions; the kernel takes " + std::to_string(Rank))
+            .c_str());
+  qd::Arch A = qd::current_arch();
+  if (!usableDevice(Array.device_type(), A) ||
+      (A != qd::Arch::cpu && Array.device_id() != qd::current_device()))
+    throw nb::value_error((where(Kernel, Param) + " is on " +
+                           deviceName(Array.device_type()) + ":" +
+                           std::to_string(Array.device_id()) +
+                           ", but the runtime runs on " + qd::arch_name(A) +
+                           ":" + std::to_string(qd::current_device()))
+                              .c_str());
+  // Strides say nothing of an empty array's (absent) elements.
+  int64_t Expected = Array.size() ? 1 : 0;
+  for (size_t I = Array.ndim(); Expected && I-- > 0;) {
+    int64_t N = int64_t(Array.shape(I));
+    if (N != 1 && Array.stride(I) != Expected)
+      throw nb::value_error(
+          (where(Kernel, Param) + " is not C-contiguous (dimension " +
+           std::to_string(I) + " has stride " +
+           std::to_string(Array.stride(I)) + ", expected " +
+           std::to_string(Expected) + "); pass a contiguous copy")
+              .c_str());
+    Expected *= N;
+  }
+  return Array;
+}
+
+/// An ndarray parameter of element T and rank Dims: an array of T's scalar
+/// with rank Dims plus the element's extents.
+template <typename T, int Dims> struct ArrayArg {
+  using E = Element<T>;
+  nb::ndarray<nb::ro> Array;
+  std::array<int64_t, Dims> Shape{};
+
+  void load(nb::handle H, const char *Kernel, const char *Param) {
+    Array = importArray(H, Kernel, Param, nb::dtype<typename E::Scalar>(),
+                        Dims + E::Rank);
+    for (int I = 0; I < E::Rank; ++I)
+      if (int64_t(Array.shape(size_t(Dims + I))) != E::Extents[size_t(I)])
+        throw nb::value_error((where(Kernel, Param) + ": dimension " +
+                               std::to_string(Dims + I) + " has " +
+                               std::to_string(Array.shape(size_t(Dims + I))) +
+                               " elements, the vector or matrix " +
+                               std::to_string(E::Extents[size_t(I)]))
+                                  .c_str());
+    for (int I = 0; I < Dims; ++I)
+      Shape[size_t(I)] = int64_t(Array.shape(size_t(I)));
+  }
+
+  qd::NdarrayView<T, Dims> get() const {
+    return qd::NdarrayView<T, Dims>(
+        static_cast<T *>(const_cast<void *>(Array.data())), Shape,
+        qd::detail::generation(), "a Python array");
+  }
+};
+
+/// A pointer parameter: a contiguous array of its pointee, of any rank.
+template <typename T> struct PointerArg {
+  using E = Element<std::remove_const_t<T>>;
+  nb::ndarray<nb::ro> Array;
+
+  void load(nb::handle H, const char *Kernel, const char *Param) {
+    Array = importArray(H, Kernel, Param, nb::dtype<typename E::Scalar>(), -1);
+  }
+  T *get() const { return static_cast<T *>(const_cast<void *>(Array.data())); }
+};
+
+/// Converts a Python number to the scalar T (a bool only from a bool).
+template <typename T>
+T loadScalar(nb::handle H, const char *Kernel, const char *Param) {
+  T Value{};
+  bool IsBool = PyBool_Check(H.ptr());
+  bool Ok = std::is_same_v<T, bool> ? IsBool : !IsBool;
+  if (!Ok || !nb::try_cast(H, Value, /*convert=*/true))
+    throw nb::type_error(
+        (where(Kernel, Param) + " must be " +
+         (std::is_same_v<T, bool>       ? "a bool"
+          : std::is_floating_point_v<T> ? "a real number"
+                                        : "an integer in range of the "
+                                          "parameter's type") +
+         ": got " + nb::type_name(H.type()).c_str())
+            .c_str());
+  return Value;
+}
+
+/// A sequence of exactly N items of H.
+inline nb::sequence loadSequence(nb::handle H, size_t N, const char *Kernel,
+                                 const char *Param) {
+  if (!PySequence_Check(H.ptr()) || PyUnicode_Check(H.ptr()) ||
+      size_t(nb::len(H)) != N)
+    throw nb::type_error((where(Kernel, Param) + " must be a sequence of " +
+                          std::to_string(N) + " items: got " +
+                          nb::type_name(H.type()).c_str())
+                             .c_str());
+  return nb::borrow<nb::sequence>(H);
+}
+
+/// A parameter passed by value: a scalar, a qd::vec, a qd::mat.
+template <typename T> struct ValueArg {
+  T Value{};
+  void load(nb::handle H, const char *Kernel, const char *Param) {
+    Value = loadValue<T>(H, Kernel, Param);
+  }
+  const T &get() const { return Value; }
+
+  template <typename U>
+  static U loadValue(nb::handle H, const char *Kernel, const char *Param) {
+    if constexpr (Element<U>::Rank == 0) {
+      static_assert(std::is_arithmetic_v<U>,
+                    "a struct parameter has no Python form");
+      return loadScalar<U>(H, Kernel, Param);
+    } else if constexpr (Element<U>::Rank == 1) {
+      constexpr int N = int(Element<U>::Extents[0]);
+      nb::sequence S = loadSequence(H, N, Kernel, Param);
+      U Out{};
+      for (int I = 0; I < N; ++I)
+        Out[I] = loadScalar<typename Element<U>::Scalar>(S[I], Kernel, Param);
+      return Out;
+    } else {
+      constexpr int R = int(Element<U>::Extents[0]);
+      constexpr int C = int(Element<U>::Extents[1]);
+      using Row = qd::vec<typename Element<U>::Scalar, C>;
+      nb::sequence S = loadSequence(H, R, Kernel, Param);
+      U Out{};
+      for (int I = 0; I < R; ++I)
+        Out.rows[I] = loadValue<Row>(S[I], Kernel, Param);
+      return Out;
+    }
+  }
+};
+
+template <typename T> struct ArgOf { using type = ValueArg<T>; };
+template <typename T, int Dims> struct ArgOf<qd::NdarrayView<T, Dims>> {
+  using type = ArrayArg<T, Dims>;
+};
+template <typename T> struct ArgOf<T *> { using type = PointerArg<T>; };
+template <typename P>
+using arg_of =
+    typename ArgOf<std::remove_cv_t<std::remove_reference_t<P>>>::type;
+
+/// A kernel's return value as a Python object.
+template <typename R> nb::object toPython(const R &Value) {
+  if constexpr (Element<R>::Rank == 0) {
+    return nb::cast(Value);
+  } else if constexpr (Element<R>::Rank == 1) {
+    constexpr int N = int(Element<R>::Extents[0]);
+    nb::list Out;
+    for (int I = 0; I < N; ++I)
+      Out.append(nb::cast(Value[I]));
+    return nb::tuple(Out);
+  } else {
+    constexpr int Rows = int(Element<R>::Extents[0]);
+    nb::list Out;
+    for (int I = 0; I < Rows; ++I)
+      Out.append(toPython(Value.rows[I]));
+    return nb::tuple(Out);
+  }
+}
+
+/// Where a call launches: `stream=` resolved. Wrapped keeps a stream made
+/// from a raw handle for the call.
+inline qd::Launch resolveStream(nb::handle S,
+                                std::optional<qd::Stream> &Wrapped,
+                                const char *Kernel) {
+  if (S.is_none())
+    return qd::Launch{};
+  if (qd::Stream *Own = nullptr; nb::try_cast(S, Own, false) && Own)
+    return qd::on(*Own);
+  nb::handle Handle = S;
+  nb::object Attribute;
+  if (nb::hasattr(S, "cuda_stream")) { // torch.cuda.Stream
+    Attribute = S.attr("cuda_stream");
+    Handle = Attribute;
+  }
+  uintptr_t Raw = 0;
+  if (PyBool_Check(Handle.ptr()) || !nb::try_cast(Handle, Raw, false))
+    throw nb::type_error(
+        (std::string("kernel '") + Kernel +
+         "': stream= must be None, a Stream, an object with a cuda_stream "
+         "attribute or a raw stream handle (int): got " +
+         nb::type_name(S.type()).c_str())
+            .c_str());
+  Wrapped.emplace(qd::Stream::wrap(reinterpret_cast<void *>(Raw)));
+  return qd::on(*Wrapped);
+}
+
+template <size_t> using Handle = nb::handle;
+
+template <typename R, typename Params, typename Launcher, size_t... I>
+void defKernel(nb::module_ M, const char *Name, Launcher Call,
+               const std::array<const char *, sizeof...(I)> &Names,
+               const char *Doc, std::index_sequence<I...>) {
+  auto Bound = [Call, Name, Names](Handle<I>... Args,
+                                   nb::handle Stream) -> nb::object {
+    std::tuple<arg_of<std::tuple_element_t<I, Params>>...> Converted;
+    (std::get<I>(Converted).load(Args, Name, Names[I]), ...);
+    std::optional<qd::Stream> Wrapped;
+    qd::Launch L = resolveStream(Stream, Wrapped, Name);
+    if constexpr (std::is_void_v<R>) {
+      {
+        nb::gil_scoped_release Unlocked;
+        Call(std::get<I>(Converted).get()..., L);
+      }
+      return nb::none();
+    } else {
+      std::optional<R> Result;
+      {
+        nb::gil_scoped_release Unlocked;
+        Result.emplace(Call(std::get<I>(Converted).get()..., L));
+      }
+      return toPython(*Result);
+    }
+  };
+  M.def(Name, Bound, nb::arg(Names[I])..., nb::kw_only(),
+        nb::arg("stream").none() = nb::none(), Doc);
+}
+
+/// A field of the module, as its Python attribute.
+struct FieldRef {
+  std::string Name;
+  nb::dlpack::dtype Dtype;
+  std::vector<size_t> Shape; ///< with the element's extents
+  size_t Bytes = 0;
+  std::function<void *()> Address; ///< on the current device
+
+  nb::object toNumpy() const {
+    auto *Host = new uint8_t[Bytes ? Bytes : 1];
+    nb::capsule Owner(
+        Host, [](void *P) noexcept { delete[] static_cast<uint8_t *>(P); });
+    qd::detail::copy_to_host(Host, Address(), Bytes, nullptr, true);
+    return nb::cast(nb::ndarray<nb::numpy>(Host, Shape.size(), Shape.data(),
+                                           Owner, nullptr, Dtype));
+  }
+
+  void fromNumpy(nb::handle H) {
+    nb::ndarray<nb::ro> A;
+    if (!nb::try_cast(H, A, false))
+      throw nb::type_error(
+          ("field '" + Name + "': from_numpy takes an array").c_str());
+    bool SameShape = A.ndim() == Shape.size();
+    for (size_t I = 0; SameShape && I < Shape.size(); ++I)
+      SameShape = A.shape(I) == Shape[I];
+    if (A.dtype() != Dtype || !SameShape)
+      throw nb::type_error(("field '" + Name + "': from_numpy takes a " +
+                            dtypeName(Dtype) + " array of the field's shape")
+                               .c_str());
+    if (A.device_type() != nb::device::cpu::value)
+      throw nb::value_error(
+          ("field '" + Name + "': from_numpy takes a host (CPU) array")
+              .c_str());
+    int64_t Expected = 1;
+    for (size_t I = Shape.size(); I-- > 0;) {
+      if (Shape[I] != 1 && A.stride(I) != Expected)
+        throw nb::value_error(
+            ("field '" + Name + "': from_numpy takes a C-contiguous array")
+                .c_str());
+      Expected *= int64_t(Shape[I]);
+    }
+    qd::detail::copy_to_device(Address(), A.data(), Bytes, nullptr, true);
+  }
+
+  /// The field's memory as an array of the running device, without a copy;
+  /// Owner (the field's Python object) is kept alive by it.
+  nb::ndarray<nb::array_api> array(nb::handle Owner) const {
+    qd::Arch A = qd::current_arch();
+    int32_t Type = A == qd::Arch::cuda     ? nb::device::cuda::value
+                   : A == qd::Arch::amdgpu ? nb::device::rocm::value
+                                           : nb::device::cpu::value;
+    return nb::ndarray<nb::array_api>(Address(), Shape.size(), Shape.data(),
+                                      Owner, nullptr, Dtype, Type,
+                                      qd::current_device());
+  }
+};
+
+inline qd::Arch parseArch(const std::string &Name) {
+  for (qd::Arch A :
+       {qd::Arch::best, qd::Arch::cuda, qd::Arch::amdgpu, qd::Arch::cpu})
+    if (Name == qd::arch_name(A))
+      return A;
+  throw nb::value_error(
+      ("init: arch '" + Name + "' is not one of best, cuda, amdgpu, cpu")
+          .c_str());
+}
+
+} // namespace detail
+
+/// Binds kernel Fn, the generated launcher of a kernel, as M.Name with its
+/// parameters named Names (plus the keyword-only stream=).
+template <typename R, typename... A>
+void def_kernel(nb::module_ M, const char *Name, R (*Fn)(A...),
+                const std::array<const char *, sizeof...(A) - 1> &Names,
+                const char *Doc) {
+  using Params = std::tuple<A...>;
+  static_assert(std::is_same_v<std::tuple_element_t<sizeof...(A) - 1, Params>,
+                               qd::Launch>,
+                "a launcher ends with its qd::Launch");
+  detail::defKernel<R, Params>(M, Name, Fn, Names, Doc,
+                               std::make_index_sequence<sizeof...(A) - 1>{});
+}
+
+/// Binds field F as the attribute M.Name.
+template <typename T, int64_t... Dims>
+void def_field(nb::module_ M, const char *Name, qd::Field<T, Dims...> &F) {
+  using E = detail::Element<T>;
+  static_assert(std::is_arithmetic_v<typename E::Scalar>,
+                "a field of structs has no Python form");
+  detail::FieldRef Ref;
+  Ref.Name = Name;
+  Ref.Dtype = nb::dtype<typename E::Scalar>();
+  Ref.Shape = {size_t(Dims)...};
+  for (int I = 0; I < E::Rank; ++I)
+    Ref.Shape.push_back(size_t(E::Extents[size_t(I)]));
+  Ref.Bytes = F.bytes();
+  Ref.Address = [&F] { return F.data(); };
+  M.attr(Name) = nb::cast(std::move(Ref));
+}
+
+/// The runtime API of a qdc Python module; once per module (a second call
+/// does nothing). Types shared by every qdc module of the process (Stream,
+/// Event, Field, Error) are registered by the first one imported.
+inline void define_runtime(nb::module_ M) {
+  if (nb::hasattr(M, "Stream"))
+    return;
+  using detail::FieldRef;
+  if (!nb::type<qd::Stream>().is_valid()) {
+    nb::class_<qd::Stream>(M, "Stream",
+                           "A qdc stream; work on one stream runs in order.")
+        .def_static(
+            "wrap",
+            [](uintptr_t H) {
+              return qd::Stream::wrap(reinterpret_cast<void *>(H));
+            },
+            nb::arg("handle"), "Adopts a native stream without owning it.")
+        .def("synchronize", &qd::Stream::synchronize,
+             nb::call_guard<nb::gil_scoped_release>())
+        .def("destroy", &qd::Stream::destroy)
+        .def_prop_ro("handle",
+                     [](const qd::Stream &S) {
+                       return reinterpret_cast<uintptr_t>(S.handle());
+                     })
+        .def_prop_ro("device", &qd::Stream::device);
+    nb::class_<qd::Event>(M, "Event", "A point in a stream's work.")
+        .def(
+            "record",
+            [](qd::Event &E, const qd::Stream *S) {
+              S ? E.record(*S) : E.record();
+            },
+            nb::arg("stream").none() = nb::none())
+        .def(
+            "wait",
+            [](const qd::Event &E, const qd::Stream *S) {
+              S ? E.wait(*S) : E.wait();
+            },
+            nb::arg("stream").none() = nb::none())
+        .def("synchronize", &qd::Event::synchronize,
+             nb::call_guard<nb::gil_scoped_release>())
+        .def("query", &qd::Event::query)
+        .def("destroy", &qd::Event::destroy);
+    nb::class_<FieldRef>(M, "Field", "A field of a qdc module.")
+        .def("to_numpy", &FieldRef::toNumpy,
+             "A copy of the field in a NumPy array.")
+        .def("from_numpy", &FieldRef::fromNumpy, nb::arg("array"),
+             "Copies a host array of the field's dtype and shape into it.")
+        .def(
+            "array",
+            [](nb::handle_t<FieldRef> Self) {
+              return nb::inst_ptr<FieldRef>(Self)->array(Self);
+            },
+            "The field's memory as a DLPack array, without a copy.")
+        .def("__dlpack__",
+             [](nb::handle_t<FieldRef> Self, nb::kwargs Kw) {
+               nb::object A =
+                   nb::cast(nb::inst_ptr<FieldRef>(Self)->array(Self));
+               return A.attr("__dlpack__")(**Kw);
+             })
+        .def("__dlpack_device__",
+             [](nb::handle_t<FieldRef> Self) {
+               nb::object A =
+                   nb::cast(nb::inst_ptr<FieldRef>(Self)->array(Self));
+               return A.attr("__dlpack_device__")();
+             })
+        .def_prop_ro("shape",
+                     [](const FieldRef &F) {
+                       nb::list L;
+                       for (size_t S : F.Shape)
+                         L.append(S);
+                       return nb::tuple(L);
+                     })
+        .def_ro("name", &FieldRef::Name);
+    nb::exception<qd::Error>(M, "Error");
+    // Kept with the shared types, for the modules imported after this one.
+    nb::type<qd::Stream>().attr("_qd_error") = M.attr("Error");
+  } else {
+    M.attr("Stream") = nb::type<qd::Stream>();
+    M.attr("Event") = nb::type<qd::Event>();
+    M.attr("Field") = nb::type<FieldRef>();
+    M.attr("Error") = nb::type<qd::Stream>().attr("_qd_error");
+  }
+  M.def(
+      "init",
+      [](const std::string &Arch, int Device, uint64_t Seed) {
+        qd::init(detail::parseArch(Arch), {Device, Seed});
+      },
+      nb::arg("arch") = "best", nb::arg("device") = 0,
+      nb::arg("random_seed") = 0,
+      "Starts the runtime on 'best', 'cuda', 'amdgpu' or 'cpu'.");
+  M.def("current_arch",
+        [] { return std::string(qd::arch_name(qd::current_arch())); });
+  M.def("current_device", &qd::current_device);
+  M.def("sync", &qd::sync, nb::call_guard<nb::gil_scoped_release>(),
+        "Waits for the default stream.");
+  M.def("reset", &qd::reset, nb::call_guard<nb::gil_scoped_release>());
+  M.def("set_random_seed", &qd::set_random_seed, nb::arg("seed"));
+  M.def("create_stream", &qd::create_stream);
+  M.def(
+      "create_event", [](bool Timing) { return qd::create_event({Timing}); },
+      nb::arg("timing") = false);
+  M.def("elapsed_ms", &qd::elapsed_ms, nb::arg("start"), nb::arg("end"));
+}
+
+} // namespace qd::python
+
+#endif // QD_PYTHON_H
