@@ -133,79 +133,201 @@ inline const char *deviceName(int32_t Type) {
   }
 }
 
-/// Imports H as a DLPack array for Kernel's parameter Param and checks its
-/// dtype, its rank (any when Rank is negative), its device and that it is
-/// C-contiguous.
-inline nb::ndarray<nb::ro> importArray(nb::handle H, const char *Kernel,
-                                       const char *Param,
-                                       nb::dlpack::dtype Want, int Rank) {
-  nb::ndarray<nb::ro> Array;
-  if (!nb::try_cast(H, Array, /*convert=*/false))
+// The DLPack C exchange API (DLPack 1.3): a producer's type offers, as
+// `__dlpack_c_exchange_api__`, a table of C functions that describe a
+// tensor without a Python call and name the framework's current stream.
+// Declared here as the ABI is (only the parts used), so that no dlpack.h of
+// a particular version is needed.
+struct DLTensorABI {
+  void *Data;
+  int32_t DeviceType, DeviceId;
+  int32_t NDim;
+  uint8_t Code, Bits;
+  uint16_t Lanes;
+  int64_t *Shape;
+  int64_t *Strides; ///< may be null: C-contiguous
+  uint64_t ByteOffset;
+};
+struct ExchangeAPI {
+  uint32_t Major, Minor;
+  const void *Previous;
+  void *ManagedTensorAllocator;
+  void *ManagedTensorFromPyObject;
+  void *ManagedTensorToPyObject;
+  int (*DLTensorFromPyObject)(void *Object, DLTensorABI *Out);
+  int (*CurrentWorkStream)(int32_t DeviceType, int32_t DeviceId, void **Stream);
+};
+
+/// T's exchange API, or null when it offers none this code can use. The
+/// last few types asked about are remembered per thread (and kept alive, so
+/// that a remembered type is never another one at the same address).
+inline const ExchangeAPI *exchangeApi(PyTypeObject *T) {
+  struct Entry {
+    PyTypeObject *Type = nullptr;
+    const ExchangeAPI *Api = nullptr;
+  };
+  constexpr unsigned Ways = 4;
+  thread_local Entry Cache[Ways];
+  thread_local unsigned Next = 0;
+  for (const Entry &E : Cache)
+    if (E.Type == T)
+      return E.Api;
+  const ExchangeAPI *Api = nullptr;
+  if (PyObject *A = PyObject_GetAttrString(reinterpret_cast<PyObject *>(T),
+                                           "__dlpack_c_exchange_api__")) {
+    if (PyCapsule_CheckExact(A))
+      Api = static_cast<const ExchangeAPI *>(
+          PyCapsule_GetPointer(A, PyCapsule_GetName(A)));
+    else if (PyLong_Check(A))
+      Api = static_cast<const ExchangeAPI *>(PyLong_AsVoidPtr(A));
+    Py_DECREF(A);
+  }
+  if (PyErr_Occurred())
+    PyErr_Clear();
+  if (Api && (Api->Major != 1 || !Api->DLTensorFromPyObject ||
+              !Api->CurrentWorkStream))
+    Api = nullptr;
+  Entry &E = Cache[Next++ % Ways];
+  Py_XDECREF(reinterpret_cast<PyObject *>(E.Type));
+  Py_INCREF(reinterpret_cast<PyObject *>(T));
+  E = {T, Api};
+  return Api;
+}
+
+/// What one call knows once: the running backend, and the stream of the
+/// framework whose tensor came first through the exchange API.
+struct CallContext {
+  qd::Arch Arch = qd::Arch::best;
+  int Device = 0;
+  const ExchangeAPI *StreamApi = nullptr;
+  int32_t StreamDeviceType = 0, StreamDeviceId = 0;
+
+  void resolve() {
+    if (Arch == qd::Arch::best) {
+      Arch = qd::current_arch();
+      Device = qd::current_device();
+    }
+  }
+};
+
+/// An array argument as DLPack describes it.
+struct ArrayInfo {
+  const void *Data = nullptr;
+  int NDim = 0;
+  const int64_t *Shape = nullptr;
+  const int64_t *Strides = nullptr; ///< null: C-contiguous
+  nb::dlpack::dtype Dtype{};
+  int32_t DeviceType = 0, DeviceId = 0;
+  nb::ndarray<nb::ro> Held; ///< what keeps an import through __dlpack__ alive
+};
+
+/// Imports H for Kernel's parameter Param: through its type's exchange API
+/// when it offers one (no Python call), else through nanobind's import
+/// (__dlpack__, the buffer protocol).
+inline void importArray(nb::handle H, const char *Kernel, const char *Param,
+                        ArrayInfo &Out, CallContext &Call) {
+  if (const ExchangeAPI *Api = exchangeApi(Py_TYPE(H.ptr()))) {
+    DLTensorABI T;
+    if (Api->DLTensorFromPyObject(H.ptr(), &T) != 0)
+      throw nb::python_error();
+    Out.Data = static_cast<const char *>(T.Data) + T.ByteOffset;
+    Out.NDim = T.NDim;
+    Out.Shape = T.Shape;
+    Out.Strides = T.Strides;
+    Out.Dtype = {T.Code, T.Bits, T.Lanes};
+    Out.DeviceType = T.DeviceType;
+    Out.DeviceId = T.DeviceId;
+    if (!Call.StreamApi && T.DeviceType != nb::device::cpu::value) {
+      Call.StreamApi = Api;
+      Call.StreamDeviceType = T.DeviceType;
+      Call.StreamDeviceId = T.DeviceId;
+    }
+    return;
+  }
+  if (!nb::try_cast(H, Out.Held, /*convert=*/false))
     throw nb::type_error((where(Kernel, Param) +
                           " is not an array (no __dlpack__ or buffer "
                           "protocol): got " +
                           nb::type_name(H.type()).c_str())
                              .c_str());
-  if (Array.dtype() != Want)
+  Out.Data = Out.Held.data();
+  Out.NDim = int(Out.Held.ndim());
+  Out.Shape = Out.Held.shape_ptr();
+  Out.Strides = Out.Held.stride_ptr();
+  Out.Dtype = Out.Held.dtype();
+  Out.DeviceType = Out.Held.device_type();
+  Out.DeviceId = Out.Held.device_id();
+}
+
+/// Checks A's dtype, its rank (any when Rank is negative), its device and
+/// that it is C-contiguous.
+inline void checkArray(const ArrayInfo &A, const char *Kernel,
+                       const char *Param, nb::dlpack::dtype Want, int Rank,
+                       CallContext &Call) {
+  if (A.Dtype != Want)
     throw nb::type_error((where(Kernel, Param) + " has dtype " +
-                          dtypeName(Array.dtype()) + "; the kernel takes " +
+                          dtypeName(A.Dtype) + "; the kernel takes " +
                           dtypeName(Want))
                              .c_str());
-  if (Rank >= 0 && Array.ndim() != size_t(Rank))
+  if (Rank >= 0 && A.NDim != Rank)
     throw nb::type_error(
-        (where(Kernel, Param) + " has " + std::to_string(Array.ndim()) +
+        (where(Kernel, Param) + " has " + std::to_string(A.NDim) +
          " dimensions; the kernel takes " + std::to_string(Rank))
             .c_str());
-  qd::Arch A = qd::current_arch();
-  if (!usableDevice(Array.device_type(), A) ||
-      (A != qd::Arch::cpu && Array.device_id() != qd::current_device()))
-    throw nb::value_error((where(Kernel, Param) + " is on " +
-                           deviceName(Array.device_type()) + ":" +
-                           std::to_string(Array.device_id()) +
-                           ", but the runtime runs on " + qd::arch_name(A) +
-                           ":" + std::to_string(qd::current_device()))
-                              .c_str());
+  Call.resolve();
+  if (!usableDevice(A.DeviceType, Call.Arch) ||
+      (Call.Arch != qd::Arch::cpu && A.DeviceId != Call.Device))
+    throw nb::value_error(
+        (where(Kernel, Param) + " is on " + deviceName(A.DeviceType) + ":" +
+         std::to_string(A.DeviceId) + ", but the runtime runs on " +
+         qd::arch_name(Call.Arch) + ":" + std::to_string(Call.Device))
+            .c_str());
+  if (!A.Strides)
+    return;
   // Strides say nothing of an empty array's (absent) elements.
-  int64_t Expected = Array.size() ? 1 : 0;
-  for (size_t I = Array.ndim(); Expected && I-- > 0;) {
-    int64_t N = int64_t(Array.shape(I));
-    if (N != 1 && Array.stride(I) != Expected)
+  int64_t Expected = 1;
+  for (int I = 0; I < A.NDim; ++I)
+    if (A.Shape[I] == 0)
+      return;
+  for (int I = A.NDim; I-- > 0;) {
+    if (A.Shape[I] != 1 && A.Strides[I] != Expected)
       throw nb::value_error(
           (where(Kernel, Param) + " is not C-contiguous (dimension " +
-           std::to_string(I) + " has stride " +
-           std::to_string(Array.stride(I)) + ", expected " +
-           std::to_string(Expected) + "); pass a contiguous copy")
+           std::to_string(I) + " has stride " + std::to_string(A.Strides[I]) +
+           ", expected " + std::to_string(Expected) +
+           "); pass a contiguous copy")
               .c_str());
-    Expected *= N;
+    Expected *= A.Shape[I];
   }
-  return Array;
 }
 
 /// An ndarray parameter of element T and rank Dims: an array of T's scalar
 /// with rank Dims plus the element's extents.
 template <typename T, int Dims> struct ArrayArg {
   using E = Element<T>;
-  nb::ndarray<nb::ro> Array;
+  ArrayInfo Info;
   std::array<int64_t, Dims> Shape{};
 
-  void load(nb::handle H, const char *Kernel, const char *Param) {
-    Array = importArray(H, Kernel, Param, nb::dtype<typename E::Scalar>(),
-                        Dims + E::Rank);
+  void load(nb::handle H, const char *Kernel, const char *Param,
+            CallContext &Call) {
+    importArray(H, Kernel, Param, Info, Call);
+    checkArray(Info, Kernel, Param, nb::dtype<typename E::Scalar>(),
+               Dims + E::Rank, Call);
     for (int I = 0; I < E::Rank; ++I)
-      if (int64_t(Array.shape(size_t(Dims + I))) != E::Extents[size_t(I)])
+      if (Info.Shape[Dims + I] != E::Extents[size_t(I)])
         throw nb::value_error((where(Kernel, Param) + ": dimension " +
                                std::to_string(Dims + I) + " has " +
-                               std::to_string(Array.shape(size_t(Dims + I))) +
+                               std::to_string(Info.Shape[Dims + I]) +
                                " elements, the vector or matrix " +
                                std::to_string(E::Extents[size_t(I)]))
                                   .c_str());
     for (int I = 0; I < Dims; ++I)
-      Shape[size_t(I)] = int64_t(Array.shape(size_t(I)));
+      Shape[size_t(I)] = Info.Shape[I];
   }
 
   qd::NdarrayView<T, Dims> get() const {
     return qd::NdarrayView<T, Dims>(
-        static_cast<T *>(const_cast<void *>(Array.data())), Shape,
+        static_cast<T *>(const_cast<void *>(Info.Data)), Shape,
         qd::detail::generation(), "a Python array");
   }
 };
@@ -213,12 +335,14 @@ template <typename T, int Dims> struct ArrayArg {
 /// A pointer parameter: a contiguous array of its pointee, of any rank.
 template <typename T> struct PointerArg {
   using E = Element<std::remove_const_t<T>>;
-  nb::ndarray<nb::ro> Array;
+  ArrayInfo Info;
 
-  void load(nb::handle H, const char *Kernel, const char *Param) {
-    Array = importArray(H, Kernel, Param, nb::dtype<typename E::Scalar>(), -1);
+  void load(nb::handle H, const char *Kernel, const char *Param,
+            CallContext &Call) {
+    importArray(H, Kernel, Param, Info, Call);
+    checkArray(Info, Kernel, Param, nb::dtype<typename E::Scalar>(), -1, Call);
   }
-  T *get() const { return static_cast<T *>(const_cast<void *>(Array.data())); }
+  T *get() const { return static_cast<T *>(const_cast<void *>(Info.Data)); }
 };
 
 /// Converts a Python number to the scalar T (a bool only from a bool).
@@ -254,7 +378,8 @@ inline nb::sequence loadSequence(nb::handle H, size_t N, const char *Kernel,
 /// A parameter passed by value: a scalar, a qd::vec, a qd::mat.
 template <typename T> struct ValueArg {
   T Value{};
-  void load(nb::handle H, const char *Kernel, const char *Param) {
+  void load(nb::handle H, const char *Kernel, const char *Param,
+            CallContext &) {
     Value = loadValue<T>(H, Kernel, Param);
   }
   const T &get() const { return Value; }
@@ -313,13 +438,21 @@ template <typename R> nb::object toPython(const R &Value) {
   }
 }
 
-/// Where a call launches: `stream=` resolved. Wrapped keeps a stream made
-/// from a raw handle for the call.
+/// Where a call launches: `stream=` resolved; with none, the current stream
+/// of the framework whose tensor came through the exchange API (a GPU
+/// backend's native stream is its own handle), else the default stream.
+/// Wrapped keeps a stream made from a raw handle for the call.
 inline qd::Launch resolveStream(nb::handle S,
                                 std::optional<qd::Stream> &Wrapped,
-                                const char *Kernel) {
-  if (S.is_none())
-    return qd::Launch{};
+                                const char *Kernel, CallContext &Call) {
+  if (S.is_none()) {
+    void *Current = nullptr;
+    if (Call.StreamApi &&
+        Call.StreamApi->CurrentWorkStream(Call.StreamDeviceType,
+                                          Call.StreamDeviceId, &Current) != 0)
+      throw nb::python_error();
+    return qd::Launch{Current, QDRT_CURRENT_DEVICE};
+  }
   if (qd::Stream *Own = nullptr; nb::try_cast(S, Own, false) && Own)
     return qd::on(*Own);
   nb::handle Handle = S;
@@ -349,9 +482,10 @@ void defKernel(nb::module_ M, const char *Name, Launcher Call,
   auto Bound = [Call, Name, Names](Handle<I>... Args,
                                    nb::handle Stream) -> nb::object {
     std::tuple<arg_of<std::tuple_element_t<I, Params>>...> Converted;
-    (std::get<I>(Converted).load(Args, Name, Names[I]), ...);
+    CallContext Context;
+    (std::get<I>(Converted).load(Args, Name, Names[I], Context), ...);
     std::optional<qd::Stream> Wrapped;
-    qd::Launch L = resolveStream(Stream, Wrapped, Name);
+    qd::Launch L = resolveStream(Stream, Wrapped, Name, Context);
     if constexpr (std::is_void_v<R>) {
       {
         nb::gil_scoped_release Unlocked;
@@ -572,6 +706,13 @@ inline void define_runtime(nb::module_ M) {
       "create_event", [](bool Timing) { return qd::create_event({Timing}); },
       nb::arg("timing") = false);
   M.def("elapsed_ms", &qd::elapsed_ms, nb::arg("start"), nb::arg("end"));
+  M.def(
+      "_dlpack_c_exchange",
+      [](nb::handle Array) {
+        return detail::exchangeApi(Py_TYPE(Array.ptr())) != nullptr;
+      },
+      "Whether the array's type offers the DLPack C exchange API that "
+      "kernel calls use instead of __dlpack__().");
 }
 
 } // namespace qd::python

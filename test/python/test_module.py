@@ -6,6 +6,7 @@ runs (the output arrays stay untouched). Runs on the backend QD_ARCH names
 (CI: cpu); test_gpu.py covers PyTorch tensors on a GPU.
 """
 
+import ctypes
 import os
 import unittest
 
@@ -210,6 +211,97 @@ class WrongArguments(unittest.TestCase):
             pk.weights.from_numpy(np.zeros(3, np.float32))
         with self.assertRaises(TypeError):
             pk.weights.from_numpy(np.zeros(64, np.float64))
+
+
+class DLTensorC(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32),
+                ("device_id", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+FROM_OBJECT = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
+                               ctypes.POINTER(DLTensorC))
+WORK_STREAM = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int32, ctypes.c_int32,
+                               ctypes.POINTER(ctypes.c_void_p))
+
+
+class ExchangeAPIC(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
+                ("prev", ctypes.c_void_p), ("allocator", ctypes.c_void_p),
+                ("managed_from", ctypes.c_void_p),
+                ("managed_to", ctypes.c_void_p),
+                ("dltensor_from", FROM_OBJECT), ("stream", WORK_STREAM)]
+
+
+class CTensor:
+    """A producer that offers only the DLPack C exchange API (as PyTorch
+    2.11 does beside __dlpack__): kernel calls must describe it through the
+    table's dltensor_from_py_object_no_sync, with no Python call."""
+
+    calls = 0
+
+    def __init__(self, array, device=(1, 0)):
+        self.array = np.ascontiguousarray(array)
+        self.device = device
+        self.shape = (ctypes.c_int64 * self.array.ndim)(*self.array.shape)
+
+
+def _from_object(obj, out):
+    t = ctypes.cast(obj, ctypes.py_object).value
+    CTensor.calls += 1
+    a = t.array
+    out.contents.data = a.ctypes.data
+    out.contents.device_type, out.contents.device_id = t.device
+    out.contents.ndim = a.ndim
+    out.contents.code = {"f": 2, "i": 0, "u": 1, "b": 6}[a.dtype.kind]
+    out.contents.bits = a.dtype.itemsize * 8
+    out.contents.lanes = 1
+    out.contents.shape = ctypes.cast(t.shape, ctypes.POINTER(ctypes.c_int64))
+    out.contents.strides = None
+    out.contents.byte_offset = 0
+    return 0
+
+
+def _work_stream(device_type, device_id, out):
+    out[0] = None
+    return 0
+
+
+_API = ExchangeAPIC(1, 3, None, None, None, None, FROM_OBJECT(_from_object),
+                    WORK_STREAM(_work_stream))
+CTensor.__dlpack_c_exchange_api__ = ctypes.addressof(_API)
+
+
+class ExchangeAPI(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        pk.init(ARCH)
+
+    def test_arrays_through_the_table(self):
+        self.assertTrue(pk._dlpack_c_exchange(CTensor(np.zeros(1))))
+        self.assertFalse(pk._dlpack_c_exchange(np.zeros(1)))
+        x = CTensor(np.arange(10, dtype=np.float32))
+        y = CTensor(np.ones(10, np.float32))
+        before = CTensor.calls
+        pk.axpy(y, x, 3.0)
+        pk.sync()
+        self.assertEqual(CTensor.calls - before, 2)
+        np.testing.assert_array_equal(y.array,
+                                      3 * np.arange(10, dtype=np.float32) + 1)
+
+    def test_checks_apply(self):
+        y = CTensor(np.zeros(4, np.float32))
+        with self.assertRaises(TypeError) as cm:
+            pk.axpy(y, CTensor(np.zeros(4, np.int32)), 1.0)
+        self.assertIn("argument 'x' has dtype int32", str(cm.exception))
+        with self.assertRaises(ValueError) as cm:
+            pk.axpy(y, CTensor(np.zeros(4, np.float32), device=(2, 0)), 1.0)
+        self.assertIn("argument 'x' is on cuda:0, but the runtime runs on cpu",
+                      str(cm.exception))
 
 
 class Runtime(unittest.TestCase):

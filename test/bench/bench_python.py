@@ -1,0 +1,133 @@
+"""Host microseconds per call of an empty-bodied kernel with 0, 1 and 4
+tensor arguments, side by side in one run: the qdc Python module
+(bench_py.qd), its C++ launcher (bench-py-cxx, when given), a Triton kernel,
+a torch.library custom op around the qdc call, and CuPy's RawKernel where
+installed. Each figure is the median of 9 batches of 2000 calls on one
+stream, the stream synchronized after each batch (not timed).
+
+    python3 bench_python.py [path/to/bench-py-cxx]
+"""
+
+import statistics
+import subprocess
+import sys
+import time
+
+import torch
+
+import bench_py as qb
+
+BATCH, BATCHES = 2000, 9
+
+
+def us_per_call(call, sync):
+    for _ in range(BATCH):  # warm-up
+        call()
+    sync()
+    times = []
+    for _ in range(BATCHES):
+        t0 = time.perf_counter()
+        for _ in range(BATCH):
+            call()
+        t1 = time.perf_counter()
+        sync()
+        times.append((t1 - t0) / BATCH * 1e6)
+    return statistics.median(times)
+
+
+def main():
+    qb.init("cuda")
+    print("device", torch.cuda.get_device_name())
+    a, b, c, d = (torch.zeros(1024, device="cuda") for _ in range(4))
+    rows = {}
+
+    # qdc: on a qdc stream, and on a torch stream given by stream=.
+    s = qb.create_stream()
+    rows["qdc_args0_us"] = us_per_call(lambda: qb.args0(1, stream=s), s.synchronize)
+    rows["qdc_args1_us"] = us_per_call(lambda: qb.args1(1, a, stream=s), s.synchronize)
+    rows["qdc_args4_us"] = us_per_call(lambda: qb.args4(1, a, b, c, d, stream=s),
+                                       s.synchronize)
+    ts = torch.cuda.Stream()
+    rows["qdc_args4_torchstream_us"] = us_per_call(
+        lambda: qb.args4(1, a, b, c, d, stream=ts), ts.synchronize)
+    # No stream=: PyTorch's current stream, read through the DLPack C
+    # exchange API when torch offers it.
+    print("dlpack_c_exchange", qb._dlpack_c_exchange(a))
+    with torch.cuda.stream(ts):
+        rows["qdc_args1_current_us"] = us_per_call(lambda: qb.args1(1, a),
+                                                   ts.synchronize)
+        rows["qdc_args4_current_us"] = us_per_call(
+            lambda: qb.args4(1, a, b, c, d), ts.synchronize)
+
+    if len(sys.argv) > 1:
+        out = subprocess.run([sys.argv[1]], capture_output=True, text=True,
+                             check=True).stdout
+        for line in out.splitlines():
+            key, value = line.split()
+            rows[key] = float(value)
+
+    try:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def t0(n):
+            pass
+
+        @triton.jit
+        def t1(pa, n):
+            pass
+
+        @triton.jit
+        def t4(pa, pb, pc, pd, n):
+            pass
+
+        with torch.cuda.stream(ts):
+            rows["triton_args0_us"] = us_per_call(lambda: t0[(1,)](1), ts.synchronize)
+            rows["triton_args1_us"] = us_per_call(lambda: t1[(1,)](a, 1), ts.synchronize)
+            rows["triton_args4_us"] = us_per_call(lambda: t4[(1,)](a, b, c, d, 1),
+                                                  ts.synchronize)
+    except Exception as e:  # noqa: BLE001 - a missing or broken Triton
+        print("triton: not measured:", type(e).__name__, e)
+
+    @torch.library.custom_op("qdbench::args4", mutates_args=("a",))
+    def op4(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor,
+            d: torch.Tensor) -> None:
+        qb.args4(1, a, b, c, d, stream=torch.cuda.current_stream().cuda_stream)
+
+    with torch.cuda.stream(ts):
+        rows["torch_library_qdc_args4_us"] = us_per_call(
+            lambda: op4(a, b, c, d), ts.synchronize)
+
+    try:
+        import cupy as cp
+        src = r'''
+        extern "C" __global__ void k0(int n) {}
+        extern "C" __global__ void k1(float *a, int n) {}
+        extern "C" __global__ void k4(float *a, float *b, float *c, float *d, int n) {}
+        '''
+        mod = cp.RawModule(code=src)
+        k0, k1, k4 = (mod.get_function(n) for n in ("k0", "k1", "k4"))
+        ca, cb, cc, cd = (cp.zeros(1024, cp.float32) for _ in range(4))
+        cs = cp.cuda.Stream(non_blocking=True)
+        with cs:
+            rows["cupy_args0_us"] = us_per_call(
+                lambda: k0((1,), (1,), (cp.int32(1),)), cs.synchronize)
+            rows["cupy_args1_us"] = us_per_call(
+                lambda: k1((1,), (1,), (ca, cp.int32(1))), cs.synchronize)
+            rows["cupy_args4_us"] = us_per_call(
+                lambda: k4((1,), (1,), (ca, cb, cc, cd, cp.int32(1))),
+                cs.synchronize)
+    except Exception as e:  # noqa: BLE001 - a missing or broken CuPy
+        print("cupy: not measured:", type(e).__name__, e)
+
+    for key, value in rows.items():
+        print(f"{key} {value:.3f}")
+    if "cxx_args4_us" in rows:
+        for n in (0, 1, 4):
+            print(f"qdc_python_minus_cxx_args{n}_us "
+                  f"{rows[f'qdc_args{n}_us'] - rows[f'cxx_args{n}_us']:.3f}")
+
+
+if __name__ == "__main__":
+    main()
