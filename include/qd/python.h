@@ -72,6 +72,16 @@ template <typename T, int R, int C> struct Element<qd::mat<T, R, C>> {
   static constexpr std::array<int64_t, 2> Extents{R, C};
 };
 
+/// A plain struct of the module (no base, public members, no arrays): the
+/// generated bindings specialize it with members(), a tuple of member
+/// pointers, and names, the members' names. Python passes such a struct as
+/// a tuple (or a dict by member name) and gets it back as a tuple.
+template <typename T> struct Struct;
+template <typename T, typename = void> struct IsStruct : std::false_type {};
+template <typename T>
+struct IsStruct<T, std::void_t<decltype(Struct<T>::members())>>
+    : std::true_type {};
+
 /// "kernel 'k': argument 'x'".
 inline std::string where(const char *Kernel, const char *Param) {
   return std::string("kernel '") + Kernel + "': argument '" + Param + "'";
@@ -386,7 +396,9 @@ template <typename T> struct ValueArg {
 
   template <typename U>
   static U loadValue(nb::handle H, const char *Kernel, const char *Param) {
-    if constexpr (Element<U>::Rank == 0) {
+    if constexpr (IsStruct<U>::value) {
+      return loadStruct<U>(H, Kernel, Param);
+    } else if constexpr (Element<U>::Rank == 0) {
       static_assert(std::is_arithmetic_v<U>,
                     "a struct parameter has no Python form");
       return loadScalar<U>(H, Kernel, Param);
@@ -408,6 +420,46 @@ template <typename T> struct ValueArg {
       return Out;
     }
   }
+
+  /// A struct from a tuple of its members in order, or a dict of them.
+  template <typename U>
+  static U loadStruct(nb::handle H, const char *Kernel, const char *Param) {
+    constexpr auto Members = Struct<U>::members();
+    constexpr size_t N = std::tuple_size_v<decltype(Members)>;
+    U Out{};
+    bool IsDict = PyDict_Check(H.ptr());
+    if (!IsDict && (!PySequence_Check(H.ptr()) || PyUnicode_Check(H.ptr()) ||
+                    size_t(nb::len(H)) != N)) {
+      std::string Names;
+      for (size_t I = 0; I < N; ++I)
+        Names += (I ? ", " : "") + std::string(Struct<U>::names[I]);
+      throw nb::type_error((where(Kernel, Param) + " must be a tuple of " +
+                            std::to_string(N) + " members (" + Names +
+                            ") or a dict of them: got " +
+                            nb::type_name(H.type()).c_str())
+                               .c_str());
+    }
+    auto Item = [&](size_t I) -> nb::object {
+      if (!IsDict)
+        return nb::borrow<nb::sequence>(H)[I];
+      nb::dict D = nb::borrow<nb::dict>(H);
+      if (!D.contains(Struct<U>::names[I]))
+        throw nb::type_error((where(Kernel, Param) + " has no member '" +
+                              Struct<U>::names[I] + "'")
+                                 .c_str());
+      return D[Struct<U>::names[I]];
+    };
+    std::apply(
+        [&](auto... Member) {
+          size_t I = 0;
+          ((Out.*Member =
+                loadValue<std::remove_reference_t<decltype(Out.*Member)>>(
+                    Item(I++), Kernel, Param)),
+           ...);
+        },
+        Members);
+    return Out;
+  }
 };
 
 template <typename T> struct ArgOf { using type = ValueArg<T>; };
@@ -421,7 +473,13 @@ using arg_of =
 
 /// A kernel's return value as a Python object.
 template <typename R> nb::object toPython(const R &Value) {
-  if constexpr (Element<R>::Rank == 0) {
+  if constexpr (IsStruct<R>::value) {
+    nb::list Out;
+    std::apply(
+        [&](auto... Member) { (Out.append(toPython(Value.*Member)), ...); },
+        Struct<R>::members());
+    return nb::tuple(Out);
+  } else if constexpr (Element<R>::Rank == 0) {
     return nb::cast(Value);
   } else if constexpr (Element<R>::Rank == 1) {
     constexpr int N = int(Element<R>::Extents[0]);

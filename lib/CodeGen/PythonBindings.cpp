@@ -30,10 +30,24 @@ static bool isLinalg(llvm::StringRef Spelling) {
   return Spelling.starts_with("qd::vec<") || Spelling.starts_with("qd::mat<");
 }
 
-/// Whether a value of this element has a Python form: a scalar, a vector,
-/// a matrix (user structs have none yet).
+/// Whether an array element of this type has a Python form: a scalar, a
+/// vector, a matrix (an array of structs has none).
 static bool hasPythonForm(const std::string &ElemRecord) {
   return ElemRecord.empty() || isLinalg(ElemRecord);
+}
+
+/// The plain struct (Record::Members) named Name, or null.
+static const Record *findPlainStruct(const Module &M, llvm::StringRef Name) {
+  for (const Record &R : M.Records)
+    if (R.getQualifiedName() == Name && !R.Members.empty())
+      return &R;
+  return nullptr;
+}
+
+/// Whether a value passed or returned by value has a Python form: that of
+/// an element, or a plain struct (a tuple).
+static bool hasValueForm(const Module &M, const std::string &Record) {
+  return hasPythonForm(Record) || findPlainStruct(M, Record);
 }
 
 static bool isScalarSpelling(llvm::StringRef Spelling) {
@@ -60,11 +74,12 @@ void qdc::checkPythonForms(const Module &M, DiagEngine &Diags) {
     if (K.Scope.empty() && isRuntimeName(K.Name))
       Diags.report(DiagID::err_python_name, K.Loc) << "kernel" << K.Name;
     if (!K.ReturnsVoid && !isScalarSpelling(K.ReturnType) &&
-        !isLinalg(K.ReturnType))
+        !hasValueForm(M, K.ReturnType))
       Diags.report(DiagID::err_python_form, K.Loc)
           << "the return value" << ("kernel '" + K.Name + "'") << K.ReturnType;
     for (const Param &P : K.Params)
-      if (!hasPythonForm(P.ElemRecord))
+      if (P.Kind == ParamKind::Scalar ? !hasValueForm(M, P.ElemRecord)
+                                      : !hasPythonForm(P.ElemRecord))
         Diags.report(DiagID::err_python_form, P.Loc)
             << ("parameter '" + P.Name + "'") << ("kernel '" + K.Name + "'")
             << P.Spelling;
@@ -105,8 +120,9 @@ public:
        << "; do not edit.\n// The Python module '" << Name
        << "' (DESIGN section 5.1): build it with qdc_add_python_module, or\n"
        << "// compile it with nanobind beside the object and header.\n"
-       << "#include \"" << HeaderName << "\"\n\n#include <qd/python.h>\n\n"
-       << "/// Adds the kernels and fields of " << M.SourceFile
+       << "#include \"" << HeaderName << "\"\n\n#include <qd/python.h>\n\n";
+    emitStructs();
+    OS << "/// Adds the kernels and fields of " << M.SourceFile
        << " to m, and the runtime API.\n"
        << "void qd_python_bind_" << Name << "(nanobind::module_ &m) {\n"
        << "  qd::python::define_runtime(m);\n";
@@ -119,6 +135,25 @@ public:
   }
 
 private:
+  /// The plain structs as tuples: their members, in order, for
+  /// <qd/python.h>.
+  void emitStructs() {
+    for (const Record &R : M.Records) {
+      if (R.Members.empty())
+        continue;
+      std::string Name = codegen::names::qualified(R.Scope, R.Name);
+      OS << "template <> struct qd::python::detail::Struct<" << Name
+         << "> {\n  static constexpr auto members() {\n    return "
+            "std::make_tuple(";
+      for (size_t I = 0; I < R.Members.size(); ++I)
+        OS << (I ? ", " : "") << '&' << Name << "::" << R.Members[I];
+      OS << ");\n  }\n  static constexpr const char *names[] = {";
+      for (size_t I = 0; I < R.Members.size(); ++I)
+        OS << (I ? ", " : "") << '"' << R.Members[I] << '"';
+      OS << "};\n};\n\n";
+    }
+  }
+
   /// The module object for Scope: m, or a submodule per namespace part.
   std::string getScopeModule(llvm::StringRef Scope) {
     std::string Out = "m";

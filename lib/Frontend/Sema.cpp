@@ -701,6 +701,15 @@ std::vector<kir::Record> Sema::takeRecords() {
     kir::Record R;
     R.Name = RD->getNameAsString();
     R.Scope = getScope(RD->getDeclContext());
+    bool Plain = RD->getNumBases() == 0;
+    for (const clang::FieldDecl *F : RD->fields()) {
+      Plain = Plain && F->getAccess() == clang::AS_public &&
+              !F->getType()->isArrayType() && F->getIdentifier();
+      if (F->getIdentifier())
+        R.Members.push_back(F->getNameAsString());
+    }
+    if (!Plain || R.Members.empty())
+      R.Members.clear();
     if (SM.isWrittenInMainFile(RD->getLocation())) {
       R.Definition = Src.getRange(RD->getSourceRange());
     } else {

@@ -57,6 +57,15 @@ class KernelCalls(unittest.TestCase):
         self.assertEqual(r, (2.0, -4.0, 1.0))
         self.assertIsInstance(r, tuple)
 
+    def test_struct_in_and_out(self):
+        out = np.zeros(6, np.float32)
+        q = pk.heavier(((1.0, 2.0, 3.0), 2.0, 7), 1.5, out)
+        self.assertEqual(q, ((1.0, 2.0, 3.0), 3.0, 8))
+        np.testing.assert_array_equal(out, [2, 4, 6, 2, 4, 6])
+        q = pk.heavier({"pos": (0.5, 0.0, 0.0), "mass": 4.0, "id": 1}, 0.5,
+                       out)
+        self.assertEqual(q, ((0.5, 0.0, 0.0), 2.0, 2))
+
     def test_reduction_return(self):
         x = np.arange(1, 1001, dtype=np.float64)
         self.assertEqual(pk.total(x), float(x.sum()))
@@ -198,6 +207,19 @@ class WrongArguments(unittest.TestCase):
             pk.shift(p, (1.0, 2.0, 3.0))
         self.assertIn("dimension 1 has 4 elements, the vector or matrix 3",
                       str(cm.exception))
+
+    def test_struct_shape(self):
+        out = np.zeros(3, np.float32)
+        with self.assertRaises(TypeError) as cm:
+            pk.heavier(((1.0, 2.0, 3.0), 2.0), 1.0, out)
+        self.assertIn("argument 'p' must be a tuple of 3 members (pos, mass, "
+                      "id) or a dict of them", str(cm.exception))
+        with self.assertRaises(TypeError) as cm:
+            pk.heavier({"pos": (1.0, 2.0, 3.0), "mass": 2.0}, 1.0, out)
+        self.assertIn("argument 'p' has no member 'id'", str(cm.exception))
+        with self.assertRaises(TypeError):
+            pk.heavier(((1.0, 2.0), 2.0, 1), 1.0, out)
+        np.testing.assert_array_equal(out, np.zeros(3, np.float32))
 
     def test_integer_range(self):
         m = np.zeros(4, np.int32)

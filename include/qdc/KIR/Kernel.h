@@ -436,6 +436,10 @@ struct Record {
   std::string Scope;    ///< the enclosing namespaces, as Kernel::Scope
   TextRange Definition; ///< `struct X { ... }` in the main file
   std::string Header;   ///< the defining header's path, when not the .qd
+  /// Its members in declaration order, when it is a plain aggregate (no
+  /// base, every member public, none an array): what a Python module
+  /// passes as a tuple. Empty otherwise.
+  std::vector<std::string> Members;
   std::string getQualifiedName() const {
     return Scope.empty() ? Name : Scope + "::" + Name;
   }
