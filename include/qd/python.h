@@ -33,6 +33,7 @@
 
 #include "qd/runtime.h"
 
+#include <nanobind/eval.h>
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
@@ -209,11 +210,13 @@ inline const ExchangeAPI *exchangeApi(PyTypeObject *T) {
 struct CallContext {
   qd::Arch Arch = qd::Arch::best;
   int Device = 0;
+  uint64_t Generation = 0; ///< of the runtime the arrays' views belong to
   const ExchangeAPI *StreamApi = nullptr;
   int32_t StreamDeviceType = 0, StreamDeviceId = 0;
 
   void resolve() {
     if (Arch == qd::Arch::best) {
+      Generation = qd::detail::generation();
       Arch = qd::current_arch();
       Device = qd::current_device();
     }
@@ -317,6 +320,7 @@ template <typename T, int Dims> struct ArrayArg {
   using E = Element<T>;
   ArrayInfo Info;
   std::array<int64_t, Dims> Shape{};
+  uint64_t Generation = 0;
 
   void load(nb::handle H, const char *Kernel, const char *Param,
             CallContext &Call) {
@@ -333,12 +337,13 @@ template <typename T, int Dims> struct ArrayArg {
                                   .c_str());
     for (int I = 0; I < Dims; ++I)
       Shape[size_t(I)] = Info.Shape[I];
+    Generation = Call.Generation;
   }
 
   qd::NdarrayView<T, Dims> get() const {
     return qd::NdarrayView<T, Dims>(
-        static_cast<T *>(const_cast<void *>(Info.Data)), Shape,
-        qd::detail::generation(), "a Python array");
+        static_cast<T *>(const_cast<void *>(Info.Data)), Shape, Generation,
+        "a Python array");
   }
 };
 
@@ -531,12 +536,45 @@ inline qd::Launch resolveStream(nb::handle S,
   return qd::on(*Wrapped);
 }
 
+/// A kernel as torch.library may register it: every parameter a tensor,
+/// a float, an int or a bool, nothing returned.
+struct TorchOp {
+  std::string Name;
+  std::vector<std::string> Params, Types, Written;
+  nb::object Function;
+};
+
+/// This extension's kernels that torch.library may register (never
+/// destroyed: Python objects outlive no interpreter).
+inline std::vector<TorchOp> &torchOps() {
+  static auto *Ops = new std::vector<TorchOp>;
+  return *Ops;
+}
+
+/// The type hint torch.library infers P's schema type from; empty when it
+/// has none (a vector, a struct).
+template <typename P> std::string torchType() {
+  using T = std::remove_cv_t<std::remove_reference_t<P>>;
+  if constexpr (std::is_same_v<T, bool>)
+    return "bool";
+  else if constexpr (std::is_integral_v<T>)
+    return "int";
+  else if constexpr (std::is_floating_point_v<T>)
+    return "float";
+  else if constexpr (std::is_pointer_v<T> ||
+                     !std::is_same_v<arg_of<P>, ValueArg<T>>)
+    return "torch.Tensor";
+  else
+    return "";
+}
+
 template <size_t> using Handle = nb::handle;
 
 template <typename R, typename Params, typename Launcher, size_t... I>
 void defKernel(nb::module_ M, const char *Name, Launcher Call,
                const std::array<const char *, sizeof...(I)> &Names,
-               const char *Doc, std::index_sequence<I...>) {
+               const char *Doc, std::vector<std::string> Written,
+               const char *OpName, std::index_sequence<I...>) {
   auto Bound = [Call, Name, Names](Handle<I>... Args,
                                    nb::handle Stream) -> nb::object {
     std::tuple<arg_of<std::tuple_element_t<I, Params>>...> Converted;
@@ -545,7 +583,12 @@ void defKernel(nb::module_ M, const char *Name, Launcher Call,
     std::optional<qd::Stream> Wrapped;
     qd::Launch L = resolveStream(Stream, Wrapped, Name, Context);
     if constexpr (std::is_void_v<R>) {
-      {
+      // A GPU launch only enqueues: it keeps the GIL. The CPU backend runs
+      // the kernel in the call, without it.
+      Context.resolve();
+      if (Context.Arch != qd::Arch::cpu) {
+        Call(std::get<I>(Converted).get()..., L);
+      } else {
         nb::gil_scoped_release Unlocked;
         Call(std::get<I>(Converted).get()..., L);
       }
@@ -561,6 +604,52 @@ void defKernel(nb::module_ M, const char *Name, Launcher Call,
   };
   M.def(Name, Bound, nb::arg(Names[I])..., nb::kw_only(),
         nb::arg("stream").none() = nb::none(), Doc);
+  TorchOp Op{OpName,
+             {Names[I]...},
+             {torchType<std::tuple_element_t<I, Params>>()...},
+             std::move(Written),
+             M.attr(Name)};
+  bool Typed = std::is_void_v<R>;
+  for (const std::string &T : Op.Types)
+    Typed = Typed && !T.empty();
+  if (Typed)
+    torchOps().push_back(std::move(Op));
+}
+
+/// Registers Op as the torch.library custom op Namespace::<name>, through
+/// a Python function with the type hints torch.library infers the schema
+/// from, and a fake implementation (nothing to compute: the op returns
+/// nothing and mutates Op.Written).
+inline nb::object registerTorchOp(const TorchOp &Op,
+                                  const std::string &Namespace,
+                                  nb::handle Torch, nb::handle Library) {
+  nb::module_ Keyword = nb::module_::import_("keyword");
+  std::string Params, Args;
+  for (size_t I = 0; I < Op.Params.size(); ++I) {
+    if (nb::cast<bool>(Keyword.attr("iskeyword")(Op.Params[I])))
+      throw nb::value_error(("register_torch_ops: parameter '" + Op.Params[I] +
+                             "' of kernel '" + Op.Name +
+                             "' is a Python keyword")
+                                .c_str());
+    Params += (I ? ", " : "") + Op.Params[I] + ": " + Op.Types[I];
+    Args += (I ? ", " : "") + Op.Params[I];
+  }
+  nb::dict Scope;
+  Scope["torch"] = Torch;
+  Scope["_qd_kernel"] = Op.Function;
+  nb::exec(nb::str(("def " + Op.Name + "(" + Params + ") -> None:\n" +
+                    "    _qd_kernel(" + Args + ")\n" + "def _qd_fake(" + Args +
+                    "):\n    return None\n")
+                       .c_str()),
+           Scope);
+  nb::list Mutated;
+  for (const std::string &W : Op.Written)
+    Mutated.append(W);
+  nb::object Def = Library.attr("custom_op")(
+      Namespace + "::" + Op.Name, Scope[Op.Name.c_str()],
+      nb::arg("mutates_args") = nb::tuple(Mutated));
+  Def.attr("register_fake")(Scope["_qd_fake"]);
+  return Def;
 }
 
 /// A field of the module, as its Python attribute.
@@ -637,12 +726,16 @@ inline qd::Arch parseArch(const std::string &Name) {
 template <typename R, typename... A>
 void def_kernel(nb::module_ M, const char *Name, R (*Fn)(A...),
                 const std::array<const char *, sizeof...(A) - 1> &Names,
-                const char *Doc) {
+                const char *Doc, std::vector<std::string> Written = {},
+                const char *OpName = nullptr) {
+  if (!OpName)
+    OpName = Name;
   using Params = std::tuple<A...>;
   static_assert(std::is_same_v<std::tuple_element_t<sizeof...(A) - 1, Params>,
                                qd::Launch>,
                 "a launcher ends with its qd::Launch");
-  detail::defKernel<R, Params>(M, Name, Fn, Names, Doc,
+  detail::defKernel<R, Params>(M, Name, Fn, Names, Doc, std::move(Written),
+                               OpName,
                                std::make_index_sequence<sizeof...(A) - 1>{});
 }
 
@@ -764,6 +857,31 @@ inline void define_runtime(nb::module_ M) {
       "create_event", [](bool Timing) { return qd::create_event({Timing}); },
       nb::arg("timing") = false);
   M.def("elapsed_ms", &qd::elapsed_ms, nb::arg("start"), nb::arg("end"));
+  M.def(
+      "register_torch_ops",
+      [](nb::handle Namespace, nb::handle Module) {
+        // Once per namespace: torch.library refuses a second definition.
+        static auto *Done = new std::vector<std::pair<std::string, nb::object>>;
+        std::string Ns = Namespace.is_none()
+                             ? nb::cast<std::string>(Module.attr("__name__"))
+                             : nb::cast<std::string>(Namespace);
+        for (auto &[Name, Ops] : *Done)
+          if (Name == Ns)
+            return Ops;
+        nb::module_ Torch = nb::module_::import_("torch");
+        nb::module_ Library = nb::module_::import_("torch.library");
+        nb::list Ops;
+        for (const detail::TorchOp &Op : detail::torchOps())
+          Ops.append(detail::registerTorchOp(Op, Ns, Torch, Library));
+        Done->push_back({Ns, Ops});
+        return nb::object(Ops);
+      },
+      nb::arg("namespace").none() = nb::none(), nb::arg("_module") = M,
+      "Registers every kernel whose parameters are tensors, floats, ints "
+      "and bools and that returns nothing as the torch.library custom op "
+      "<namespace>::<kernel> (namespace: the module's name), with the "
+      "arrays the kernel writes as its mutated arguments, so that "
+      "torch.compile calls it without a graph break. Returns the ops.");
   M.def(
       "_dlpack_c_exchange",
       [](nb::handle Array) {

@@ -104,6 +104,31 @@ std::string qdc::getPythonModuleName(llvm::StringRef Namespace) {
   return Out;
 }
 
+/// Adds the parameters that S (and the statements in it) writes.
+static void addWrittenParams(const Stmt &S, std::vector<std::string> &Out) {
+  for (const MemoryAccess &A : S.Memory)
+    if (A.On == MemoryAccess::Param && A.Write &&
+        !llvm::is_contained(Out, A.Name))
+      Out.push_back(A.Name);
+  for (const Stmt &Inner : S.Body)
+    addWrittenParams(Inner, Out);
+}
+
+/// The array parameters K may write, in parameter order: those its memory
+/// accesses write (as the stream-race check sees them), and every pointer
+/// to non-const (qdc does not follow what is written through pointers).
+/// What torch.library is told the op mutates.
+static std::vector<std::string> getWrittenParams(const Kernel &K) {
+  std::vector<std::string> Written, Out;
+  for (const Stmt &S : K.Body)
+    addWrittenParams(S, Written);
+  for (const Param &P : K.Params)
+    if ((P.Kind == ParamKind::Ndarray && llvm::is_contained(Written, P.Name)) ||
+        (P.Kind == ParamKind::Pointer && !P.PointeeConst))
+      Out.push_back(P.Name);
+  return Out;
+}
+
 namespace {
 
 /// Writes the bind function: each kernel and field into the (sub)module of
@@ -181,7 +206,17 @@ private:
     }
     Doc += "*, stream=None): kernel '" + K.Name + "' of " + M.SourceFile + ":" +
            std::to_string(K.Loc.Line) + ".";
-    OS << "},\n      \"" << codegen::escapeForLiteral(Doc) << "\");\n";
+    OS << "},\n      \"" << codegen::escapeForLiteral(Doc) << "\", {";
+    std::vector<std::string> Written = getWrittenParams(K);
+    for (size_t I = 0; I < Written.size(); ++I)
+      OS << (I ? ", " : "") << '"' << Written[I] << '"';
+    // The torch.library op's name: the kernel's, after its namespaces.
+    std::string OpName = K.Scope + "::" + K.Name;
+    std::string Op;
+    for (llvm::StringRef Part : llvm::split(llvm::StringRef(OpName), "::"))
+      if (!Part.empty())
+        Op += (Op.empty() ? "" : "_") + Part.str();
+    OS << "}, \"" << Op << "\");\n";
   }
 
   void emitField(const Field &F) {

@@ -1,9 +1,10 @@
 """Host microseconds per call of an empty-bodied kernel with 0, 1 and 4
 tensor arguments, side by side in one run: the qdc Python module
 (bench_py.qd), its C++ launcher (bench-py-cxx, when given), a Triton kernel,
-a torch.library custom op around the qdc call, and CuPy's RawKernel where
+the kernel as the torch.library op that register_torch_ops() makes, and CuPy's RawKernel where
 installed. Each figure is the median of 9 batches of 2000 calls on one
-stream, the stream synchronized after each batch (not timed).
+stream, the stream synchronized after each batch (not timed); qdc's Python
+and C++ figures are the medians of five alternating rounds.
 
     python3 bench_python.py [path/to/bench-py-cxx]
 """
@@ -41,12 +42,25 @@ def main():
     a, b, c, d = (torch.zeros(1024, device="cuda") for _ in range(4))
     rows = {}
 
-    # qdc: on a qdc stream, and on a torch stream given by stream=.
+    # qdc's Python call and its C++ launcher (a separate process) take turns,
+    # five rounds, each figure the median of its rounds: drifts of the
+    # machine touch both alike.
     s = qb.create_stream()
-    rows["qdc_args0_us"] = us_per_call(lambda: qb.args0(1, stream=s), s.synchronize)
-    rows["qdc_args1_us"] = us_per_call(lambda: qb.args1(1, a, stream=s), s.synchronize)
-    rows["qdc_args4_us"] = us_per_call(lambda: qb.args4(1, a, b, c, d, stream=s),
-                                       s.synchronize)
+    rounds = {}
+    for _ in range(5):
+        if len(sys.argv) > 1:
+            out = subprocess.run([sys.argv[1]], capture_output=True, text=True,
+                                 check=True).stdout
+            for line in out.splitlines():
+                key, value = line.split()
+                rounds.setdefault(key, []).append(float(value))
+        for key, call in (
+                ("qdc_args0_us", lambda: qb.args0(1, stream=s)),
+                ("qdc_args1_us", lambda: qb.args1(1, a, stream=s)),
+                ("qdc_args4_us", lambda: qb.args4(1, a, b, c, d, stream=s))):
+            rounds.setdefault(key, []).append(us_per_call(call, s.synchronize))
+    for key, values in rounds.items():
+        rows[key] = statistics.median(values)
     ts = torch.cuda.Stream()
     rows["qdc_args4_torchstream_us"] = us_per_call(
         lambda: qb.args4(1, a, b, c, d, stream=ts), ts.synchronize)
@@ -58,13 +72,6 @@ def main():
                                                    ts.synchronize)
         rows["qdc_args4_current_us"] = us_per_call(
             lambda: qb.args4(1, a, b, c, d), ts.synchronize)
-
-    if len(sys.argv) > 1:
-        out = subprocess.run([sys.argv[1]], capture_output=True, text=True,
-                             check=True).stdout
-        for line in out.splitlines():
-            key, value = line.split()
-            rows[key] = float(value)
 
     try:
         import triton
@@ -90,14 +97,13 @@ def main():
     except Exception as e:  # noqa: BLE001 - a missing or broken Triton
         print("triton: not measured:", type(e).__name__, e)
 
-    @torch.library.custom_op("qdbench::args4", mutates_args=("a",))
-    def op4(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor,
-            d: torch.Tensor) -> None:
-        qb.args4(1, a, b, c, d, stream=torch.cuda.current_stream().cuda_stream)
-
+    # The kernel as the torch.library op register_torch_ops made, called
+    # eagerly on the current stream.
+    qb.register_torch_ops()
+    op4 = torch.ops.bench_py.args4
     with torch.cuda.stream(ts):
         rows["torch_library_qdc_args4_us"] = us_per_call(
-            lambda: op4(a, b, c, d), ts.synchronize)
+            lambda: op4(1, a, b, c, d), ts.synchronize)
 
     try:
         import cupy as cp

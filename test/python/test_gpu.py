@@ -111,6 +111,29 @@ class TorchTensors(unittest.TestCase):
                       str(cm.exception))
         self.assertEqual(float(y.sum()), 0.0)
 
+    def test_torch_compile(self):
+        # The kernels registered as torch.library ops, with the arrays they
+        # write as mutated arguments: torch.compile(fullgraph=True) calls
+        # them without a graph break (it would raise on one).
+        ops = pk.register_torch_ops()
+        self.assertIs(ops, pk.register_torch_ops())  # once per namespace
+        self.assertTrue(hasattr(torch.ops.pykernels, "axpy"))
+        self.assertTrue(hasattr(torch.ops.pykernels, "physics_damp"))
+        self.assertFalse(hasattr(torch.ops.pykernels, "total"))  # returns
+
+        @torch.compile(fullgraph=True)
+        def step(y, x):
+            torch.ops.pykernels.axpy(y, x, 2.0)
+            torch.ops.pykernels.physics_damp(y, 0.5)
+            return y * 3.0
+
+        x = torch.arange(1000, dtype=torch.float32, device="cuda")
+        y = torch.ones(1000, device="cuda")
+        r = step(y, x)
+        want_y = (2.0 * np.arange(1000, dtype=np.float32) + 1.0) * 0.5
+        np.testing.assert_array_equal(y.cpu().numpy(), want_y)
+        np.testing.assert_array_equal(r.cpu().numpy(), want_y * 3.0)
+
     def test_assert(self):
         x = torch.tensor([1, 2, 50], dtype=torch.int32, device="cuda")
         with self.assertRaises(pk.Error) as cm:
