@@ -68,9 +68,34 @@ int qd::current_device() {
   CallGuard Guard(CallGuard::Pins::keep);
   return currentDevice().ordinal();
 }
+/// The device a public call names by ordinal (where -1 is no shorthand for
+/// the current one, as it is in the C ABI).
+static DeviceContext &namedDevice(int Ordinal, const char *What) {
+  if (Ordinal < 0)
+    throw Error(std::string(What) + ": no device " + std::to_string(Ordinal) +
+                ": ordinals are 0 to " +
+                std::to_string(current().deviceCount() - 1));
+  return current().getDevice(Ordinal, What);
+}
+
+int qd::device_count() {
+  CallGuard Guard(CallGuard::Pins::keep);
+  return current().deviceCount();
+}
+qd::Device qd::device(int Ordinal) {
+  CallGuard Guard(CallGuard::Pins::keep);
+  DeviceContext &R = namedDevice(Ordinal, "qd::device");
+  rt::Device::Properties P = R.device().properties();
+  return qd::Device{R.ordinal(), P.Name, P.Capability};
+}
+void qd::set_device(int Ordinal) {
+  CallGuard Guard(CallGuard::Pins::keep);
+  current().setCurrent(namedDevice(Ordinal, "qd::set_device").ordinal(),
+                       "qd::set_device");
+}
 bool qd::graph_loops_on_device() {
   CallGuard Guard;
-  Device &D = currentDevice().device();
+  rt::Device &D = currentDevice().device();
   return D.canUpdateGraphs() && D.hasGraphLoops();
 }
 void qd::reset() { shutdown(); }
@@ -89,8 +114,13 @@ void qd::sync() {
 
 Stream qd::create_stream() {
   CallGuard Guard;
-  DeviceContext &R = currentDevice();
-  Device &D = R.device();
+  return create_stream(Device{currentDevice().ordinal(), {}, 0});
+}
+
+Stream qd::create_stream(const Device &On) {
+  CallGuard Guard;
+  DeviceContext &R = namedDevice(On.ordinal, "qd::create_stream");
+  rt::Device &D = R.device();
   void *H = D.createStream();
   Stream S(D.getNativeStream(H), H, /*owned=*/true, R.ordinal(),
            R.generation());
@@ -98,9 +128,9 @@ Stream qd::create_stream() {
   return S;
 }
 
-Stream Stream::wrap(void *Native) {
+Stream Stream::wrap(void *Native, int Ordinal) {
   CallGuard Guard;
-  DeviceContext &R = currentDevice();
+  DeviceContext &R = current().getDevice(Ordinal, "qd::Stream::wrap");
   Stream S(Native, Native, /*owned=*/false, R.ordinal(), R.generation());
   S.live_ = true;
   return S;
@@ -156,7 +186,7 @@ void Stream::destroy() {
   id_ = nullptr;
   if (!R || !Owned)
     return;
-  Device &D = R->device();
+  rt::Device &D = R->device();
   uint64_t Mark = R->launchMark();
   try {
     D.synchronizeStream(H);
@@ -225,8 +255,8 @@ Event &Event::operator=(Event &&O) noexcept {
   return *this;
 }
 
-static Device &eventDevice(bool Live, uint64_t Generation, int Ordinal,
-                           const char *Op) {
+static rt::Device &eventDevice(bool Live, uint64_t Generation, int Ordinal,
+                               const char *Op) {
   if (!Live)
     throw Error(std::string("qd::Event::") + Op +
                 ": the event was destroyed or never created");
@@ -239,7 +269,15 @@ static Device &eventDevice(bool Live, uint64_t Generation, int Ordinal,
 
 void Event::record(const Stream &S) {
   CallGuard Guard;
-  Device &D = eventDevice(live_, generation_, device_, "record");
+  rt::Device &D = eventDevice(live_, generation_, device_, "record");
+  // An event records work of its own device (the default stream: that
+  // device's).
+  if (S.device() != QDRT_CURRENT_DEVICE && S.device() != device_)
+    throw Error("qd::Event::record: the stream is on device " +
+                std::to_string(S.device()) + ", the event on device " +
+                std::to_string(device_) +
+                "; record it on a stream of its device (any device's stream "
+                "may wait for it)");
   D.recordEvent(handle_, detail::stream_handle(S, "qd::Event::record"));
 }
 
@@ -247,8 +285,11 @@ void Event::record() { record(Stream()); }
 
 void Event::wait(const Stream &S) const {
   CallGuard Guard;
-  Device &D = eventDevice(live_, generation_, device_, "wait");
-  D.streamWaitEvent(detail::stream_handle(S, "qd::Event::wait"), handle_);
+  eventDevice(live_, generation_, device_, "wait");
+  // The stream's device waits, for an event of any device.
+  DeviceContext &On = current().getDevice(S.device(), "qd::Event::wait");
+  On.device().streamWaitEvent(detail::stream_handle(S, "qd::Event::wait"),
+                              handle_);
 }
 
 void Event::wait() const { wait(Stream()); }
@@ -281,7 +322,7 @@ float qd::elapsed_ms(const Event &Start, const Event &End) {
     throw Error("qd::elapsed_ms: both events need "
                 "qd::create_event({.timing = true})");
   CallGuard Guard;
-  Device &D =
+  rt::Device &D =
       eventDevice(Start.live_, Start.generation_, Start.device_, "elapsed_ms");
   if (&eventDevice(End.live_, End.generation_, End.device_, "elapsed_ms") != &D)
     throw Error("qd::elapsed_ms: the events were created on different "
@@ -314,7 +355,7 @@ void qd::detail::deallocate(void *P, uint64_t Generation) noexcept {
   if (!P || !R || R->generation() != Generation)
     return; // the runtime that owned it freed it on reset
   try {
-    R->currentDevice().deallocate(P);
+    R->deallocate(P);
   } catch (const qd::Error &) {
   }
 }
@@ -335,7 +376,7 @@ static void copyWithHost(void *Dst, const void *Src, size_t Bytes, void *Stream,
   CallGuard::checkPins(R.generation(), What);
   if (!Bytes)
     return;
-  Device &D = R.currentDevice().device();
+  rt::Device &D = R.currentDevice().device();
   if (!Wait)
     return (D.*CopyAsync)(Dst, Src, Bytes, Stream);
   (D.*Copy)(Dst, Src, Bytes, Stream);
@@ -345,14 +386,14 @@ static void copyWithHost(void *Dst, const void *Src, size_t Bytes, void *Stream,
 void qd::detail::copy_to_device(void *Dst, const void *Src, size_t Bytes,
                                 void *Stream, bool Wait) {
   copyWithHost(Dst, Src, Bytes, Stream, Wait,
-               "qd::Ndarray: a copy to the device", &Device::copyToDevice,
-               &Device::copyToDeviceAsync);
+               "qd::Ndarray: a copy to the device", &rt::Device::copyToDevice,
+               &rt::Device::copyToDeviceAsync);
 }
 
 void qd::detail::copy_to_host(void *Dst, const void *Src, size_t Bytes,
                               void *Stream, bool Wait) {
   copyWithHost(Dst, Src, Bytes, Stream, Wait, "qd::Ndarray: a copy to the host",
-               &Device::copyToHost, &Device::copyToHostAsync);
+               &rt::Device::copyToHost, &rt::Device::copyToHostAsync);
 }
 
 void *qd::detail::stream_handle(const Stream &S, const char *What) {

@@ -63,6 +63,14 @@ public:
   virtual Arch arch() const = 0;
   /// E.g. "NVIDIA H100 80GB HBM3 (sm_90)".
   virtual std::string describe() const = 0;
+  /// What qd::device() reports of it, and how many devices its backend has
+  /// (the ordinals the runtime may open).
+  struct Properties {
+    std::string Name;
+    int Capability = 0; ///< NVIDIA: 90 for sm_90; 0 elsewhere
+    int Count = 1;
+  };
+  virtual Properties properties() const { return {describe(), 0, 1}; }
   /// True when launch() runs the task to completion on host threads, each
   /// running its chunk with qd::detail::cpu_assert_record_ set to the
   /// launching thread's (the CPU backend): a launch's assertions then have

@@ -36,7 +36,7 @@ Graph qd::capture(const Stream &S, const std::function<void()> &Fn) {
   CallGuard Guard;
   Runtime &RT = current();
   DeviceContext &R = RT.getDevice(S.device(), "qd::capture");
-  Device &D = R.device();
+  rt::Device &D = R.device();
   void *H = detail::stream_handle(S, "qd::capture");
   // Checked on every backend, so that what works on the CPU works on GPUs.
   if (!H)

@@ -46,7 +46,7 @@ void qd::detail::fill(void *Dst, const void *Value, size_t ElemBytes,
   CallGuard::checkPins(R.generation(), "qd::Ndarray::fill");
   if (!Count || !ElemBytes)
     return;
-  Device &D = R.currentDevice().device();
+  rt::Device &D = R.currentDevice().device();
   const auto *Bytes = static_cast<const unsigned char *>(Value);
   size_t Total = ElemBytes * Count;
   unsigned Period = findPeriod(Bytes, ElemBytes);
@@ -82,7 +82,7 @@ void qd::detail::copy_on_device(void *Dst, const void *Src, size_t Bytes,
     throw Error(std::string(What) + ": the source and the destination " +
                 "overlap (" + std::to_string(Bytes) + " bytes " +
                 std::to_string(D0 > S0 ? D0 - S0 : S0 - D0) + " bytes apart)");
-  Device &D = R.currentDevice().device();
+  rt::Device &D = R.currentDevice().device();
   D.copyOnDevice(Dst, Src, Bytes, Stream);
   if (Wait)
     D.synchronizeStream(Stream);
@@ -108,7 +108,7 @@ void qd::detail::check_view(const void *Data, size_t Bytes, const char *What) {
     throw Error(std::string(What) + ": a null pointer with " +
                 std::to_string(Bytes) + " bytes of elements");
   CallGuard Guard(CallGuard::Pins::keep);
-  Device &D = currentDevice().device();
+  rt::Device &D = currentDevice().device();
   std::string Why = D.checkUsable(Data, Bytes);
   if (!Why.empty())
     throw Error(std::string(What) + ": the " + arch_name(D.arch()) +

@@ -154,36 +154,76 @@ DeviceContext::~DeviceContext() {
     }
 }
 
-Runtime::Runtime(std::unique_ptr<Device> D, int Ordinal, uint64_t Generation)
-    : Generation(Generation) {
-  Devices.push_back(
-      std::make_unique<DeviceContext>(std::move(D), Ordinal, Generation));
+Runtime::Runtime(std::unique_ptr<Device> First, int Ordinal, DeviceFactory Make,
+                 uint64_t Generation)
+    : Generation(Generation),
+      Count(std::max(First->properties().Count, Ordinal + 1)), Default(Ordinal),
+      Make(std::move(Make)), Owned(size_t(Count)),
+      Opened(new std::atomic<DeviceContext *>[size_t(Count)]) {
+  for (int I = 0; I < Count; ++I)
+    Opened[size_t(I)].store(nullptr, std::memory_order_relaxed);
+  Owned[size_t(Ordinal)] =
+      std::make_unique<DeviceContext>(std::move(First), Ordinal, Generation);
+  Opened[size_t(Ordinal)].store(Owned[size_t(Ordinal)].get(),
+                                std::memory_order_release);
 }
 
 Runtime::~Runtime() {
-  while (!Devices.empty())
-    Devices.pop_back();
+  // Each waits for its device before it lets it go.
+  for (size_t I = Owned.size(); I-- > 0;)
+    Owned[I].reset();
+}
+
+namespace {
+/// The calling thread's current device, for the runtime of Generation.
+thread_local struct {
+  uint64_t Generation = 0;
+  int Ordinal = 0;
+} ThreadDevice;
+} // namespace
+
+DeviceContext &Runtime::currentDevice() {
+  int Ordinal =
+      ThreadDevice.Generation == Generation ? ThreadDevice.Ordinal : Default;
+  // Opened by setCurrent (or at the start) before it was made current.
+  return *Opened[size_t(Ordinal)].load(std::memory_order_acquire);
+}
+
+void Runtime::setCurrent(int Ordinal, const char *What) {
+  getDevice(Ordinal, What);
+  ThreadDevice = {Generation, Ordinal};
 }
 
 DeviceContext *Runtime::findDevice(int Ordinal) {
   if (Ordinal == QDRT_CURRENT_DEVICE)
     return &currentDevice();
-  for (const std::unique_ptr<DeviceContext> &DC : Devices)
-    if (DC->ordinal() == Ordinal)
-      return DC.get();
-  return nullptr;
+  if (Ordinal < 0 || Ordinal >= Count)
+    return nullptr;
+  if (DeviceContext *DC =
+          Opened[size_t(Ordinal)].load(std::memory_order_acquire))
+    return DC;
+  std::lock_guard<std::mutex> Lock(OpenMutex);
+  if (!Owned[size_t(Ordinal)]) {
+    if (!Make)
+      return nullptr;
+    Owned[size_t(Ordinal)] =
+        std::make_unique<DeviceContext>(Make(Ordinal), Ordinal, Generation);
+    Opened[size_t(Ordinal)].store(Owned[size_t(Ordinal)].get(),
+                                  std::memory_order_release);
+  }
+  return Owned[size_t(Ordinal)].get();
 }
 
 DeviceContext &Runtime::getDevice(int Ordinal, const char *What) {
   if (DeviceContext *DC = findDevice(Ordinal))
     return *DC;
-  std::string Open;
-  for (const std::unique_ptr<DeviceContext> &DC : Devices)
-    Open += (Open.empty() ? "" : ", ") + std::to_string(DC->ordinal());
-  throw qd::Error(std::string(What) + ": device " + std::to_string(Ordinal) +
-                  " is not open in this runtime, which runs on " +
-                  qd::arch_name(currentDevice().device().arch()) + " device " +
-                  Open);
+  qd::Arch A = currentDevice().device().arch();
+  throw qd::Error(
+      std::string(What) + ": no device " + std::to_string(Ordinal) + ": the " +
+      qd::arch_name(A) + " backend has " + std::to_string(Count) +
+      (Count == 1
+           ? " device (ordinal 0)"
+           : " devices (ordinals 0 to " + std::to_string(Count - 1) + ")"));
 }
 
 void *DeviceContext::allocate(size_t Bytes) {
@@ -222,13 +262,21 @@ void *DeviceContext::allocate(size_t Bytes) {
   return P;
 }
 
-void DeviceContext::deallocate(void *P) {
+bool DeviceContext::deallocate(void *P) {
   {
     std::lock_guard<std::mutex> Lock(BuffersMutex);
     if (!Buffers.erase(P))
-      return;
+      return false;
   }
   D->deallocate(P);
+  return true;
+}
+
+void Runtime::deallocate(void *P) {
+  for (int I = 0; I < Count; ++I)
+    if (DeviceContext *DC = Opened[size_t(I)].load(std::memory_order_acquire))
+      if (DC->deallocate(P))
+        return;
 }
 
 LoadedModule &DeviceContext::load(qdrt_module &M) {
@@ -499,8 +547,9 @@ std::unique_ptr<Device> createDevice(qd::Arch A, int Ordinal) {
   return createCpuDevice();
 }
 
-void install(std::unique_ptr<Device> D, int Ordinal) {
-  Owner.R = std::make_unique<Runtime>(std::move(D), Ordinal, ++LastGeneration);
+void install(std::unique_ptr<Device> D, int Ordinal, DeviceFactory Make) {
+  Owner.R = std::make_unique<Runtime>(std::move(D), Ordinal, std::move(Make),
+                                      ++LastGeneration);
   Current.store(Owner.R.get(), std::memory_order_release);
 }
 } // namespace
@@ -553,7 +602,7 @@ static Runtime *startAndGet(qd::Arch A, qd::InitOptions Options) {
     DeviceContext &Running = Owner->currentDevice();
     bool Same =
         (Wanted == qd::Arch::best || Wanted == Running.device().arch()) &&
-        Options.device == Running.ordinal();
+        Options.device == Owner->defaultOrdinal();
     if (Same)
       return Owner.R.get();
     throw qd::Error(std::string("qd::init: the runtime already runs on ") +
@@ -564,7 +613,10 @@ static Runtime *startAndGet(qd::Arch A, qd::InitOptions Options) {
   if (Options.device < 0)
     throw qd::Error("qd::init: device ordinal " +
                     std::to_string(Options.device) + " is negative");
-  install(createDevice(Wanted, Options.device), Options.device);
+  std::unique_ptr<Device> First = createDevice(Wanted, Options.device);
+  qd::Arch Backend = First->arch();
+  install(std::move(First), Options.device,
+          [Backend](int Ordinal) { return createDevice(Backend, Ordinal); });
   return Owner.R.get();
 }
 
@@ -573,7 +625,15 @@ void qd::rt::startWithDevice(std::unique_ptr<Device> D) {
   if (Owner)
     throw qd::Error("qd::init: the runtime is already running; call "
                     "qd::reset() first");
-  install(std::move(D), 0);
+  install(std::move(D), 0, nullptr);
+}
+
+void qd::rt::startWithDevices(DeviceFactory Make, int Ordinal) {
+  std::lock_guard<std::mutex> Lock(StartMutex);
+  if (Owner)
+    throw qd::Error("qd::init: the runtime is already running; call "
+                    "qd::reset() first");
+  install(Make(Ordinal), Ordinal, Make);
 }
 
 void qd::rt::shutdown() {

@@ -9,8 +9,9 @@
 // own Device, stream pool, loaded modules (images and fields), buffers,
 // graphs and assertion bookkeeping. A call names its device (a launch by
 // its qd::Launch, an object by the device it was made on); a call that
-// names none runs on the current device. Today the runtime opens one
-// device, the ordinal InitOptions::device names.
+// names none runs on the calling thread's current device (qd::set_device;
+// at first the ordinal InitOptions::device names). A device is opened the
+// first time a call names it.
 // Every Runtime has a generation number, so handles and buffers made by an
 // earlier one are recognised (and only forgotten) after a reset.
 //
@@ -29,6 +30,7 @@
 
 #include "qd/runtime.h"
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
@@ -197,7 +199,9 @@ public:
   /// still hold (their buffers then know they belong to a gone runtime).
   /// Zero-filled by a device memset before it is returned.
   void *allocate(size_t Bytes);
-  void deallocate(void *Pointer);
+  /// Frees Pointer when this device allocated it (and it is not freed
+  /// yet); whether it did.
+  bool deallocate(void *Pointer);
 
 private:
   std::unique_ptr<Device> D;
@@ -229,27 +233,51 @@ private:
   std::unordered_map<Handle, std::unique_ptr<std::function<void()>>> Replays;
 };
 
-/// A running runtime: its generation and the devices it opened.
+/// Makes the device of an ordinal of one backend (createCudaDevice, ...).
+using DeviceFactory = std::function<std::unique_ptr<Device>(int Ordinal)>;
+
+/// A running runtime: its generation and the devices of its backend, each
+/// opened (a DeviceContext made) the first time a call names it.
 class Runtime {
 public:
-  /// Starts with one device, the one of ordinal Ordinal, as the current
-  /// one.
-  Runtime(std::unique_ptr<Device> D, int Ordinal, uint64_t Generation);
-  /// Destroys the devices' contexts, the last opened first.
+  /// Starts on First, the device of ordinal Ordinal: the current device of
+  /// every thread until it calls setCurrent. Make opens the backend's other
+  /// devices (First's properties().Count of them); without it, none.
+  Runtime(std::unique_ptr<Device> First, int Ordinal, DeviceFactory Make,
+          uint64_t Generation);
+  /// Destroys the devices' contexts.
   ~Runtime();
 
   uint64_t generation() const { return Generation; }
-  /// The device a call that names none runs on.
-  DeviceContext &currentDevice() { return *Devices.front(); }
+  /// How many devices the backend has (ordinals 0 to deviceCount() - 1).
+  int deviceCount() const { return Count; }
+  /// The ordinal the runtime started on (InitOptions::device).
+  int defaultOrdinal() const { return Default; }
+  /// The device a call that names none runs on: the calling thread's
+  /// (setCurrent), else the one the runtime started on.
+  DeviceContext &currentDevice();
+  /// Makes Ordinal the calling thread's current device, opening it; a
+  /// qd::Error "<What>: ..." when there is no such device.
+  void setCurrent(int Ordinal, const char *What);
   /// The device of ordinal Ordinal (QDRT_CURRENT_DEVICE: the current one),
-  /// or null when the runtime has not opened it.
+  /// opened on first use; null when the backend has no such device. An
+  /// error opening it is a qd::Error.
   DeviceContext *findDevice(int Ordinal);
-  /// findDevice, or a qd::Error "<What>: ..." saying which devices run.
+  /// findDevice, or a qd::Error "<What>: no device <n>: ...".
   DeviceContext &getDevice(int Ordinal, const char *What);
+  /// Frees what one of the devices allocated (on that device).
+  void deallocate(void *Pointer);
 
 private:
   uint64_t Generation;
-  std::vector<std::unique_ptr<DeviceContext>> Devices;
+  int Count;
+  int Default;
+  DeviceFactory Make;
+  std::mutex OpenMutex;
+  /// By ordinal; null until opened. Opened holds the same pointers, read
+  /// without the lock.
+  std::vector<std::unique_ptr<DeviceContext>> Owned;
+  std::unique_ptr<std::atomic<DeviceContext *>[]> Opened;
 };
 
 /// "<What>: QD_ASSERT failed in '<function>' at <file>:<line>: <text>".
@@ -281,6 +309,9 @@ DeviceContext &currentDevice();
 void start(Arch A, InitOptions Options);
 /// Starts a runtime on a given device (tests use the mock device).
 void startWithDevice(std::unique_ptr<Device> D);
+/// Starts a runtime on the device of ordinal Ordinal that Make opens, which
+/// opens the others too (tests use mock devices).
+void startWithDevices(DeviceFactory Make, int Ordinal = 0);
 /// Ends the current runtime, if any: new calls no longer see it, and it is
 /// destroyed once the calls in flight are done.
 void shutdown();

@@ -363,11 +363,20 @@ public:
   static constexpr size_t bytes() { return size() * sizeof(T); }
 
   /// The field's address on the current device (host address on CPU).
-  void *data() const {
+  void *data() const { return data_on(QDRT_CURRENT_DEVICE); }
+  /// Its address on device `device`: each device that runs the module's
+  /// kernels has its own copy of the field.
+  void *data_on(int device) const {
     void *p = nullptr;
-    detail::check(
-        qdrt_field_address(module_(), QDRT_CURRENT_DEVICE, index_, &p));
+    detail::check(qdrt_field_address(module_(), device, index_, &p));
     return p;
+  }
+  /// The copy on device `device`, as a view.
+  NdarrayView<T, rank> on(int device) const {
+    uint64_t generation = detail::generation();
+    return NdarrayView<T, rank>(static_cast<T *>(data_on(device)),
+                                std::array<int64_t, rank>{Dims...}, generation,
+                                "qd::Field");
   }
   /// The field as a view, for kernels taking an ndarray, copies and fills;
   /// a view kept past qd::reset() is a qd::Error when used.

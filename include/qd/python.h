@@ -848,11 +848,22 @@ inline void define_runtime(nb::module_ M) {
   M.def("current_arch",
         [] { return std::string(qd::arch_name(qd::current_arch())); });
   M.def("current_device", &qd::current_device);
+  M.def("device_count", &qd::device_count);
+  M.def("set_device", &qd::set_device, nb::arg("ordinal"),
+        "Makes a device the calling thread's current one.");
   M.def("sync", &qd::sync, nb::call_guard<nb::gil_scoped_release>(),
         "Waits for the default stream.");
   M.def("reset", &qd::reset, nb::call_guard<nb::gil_scoped_release>());
   M.def("set_random_seed", &qd::set_random_seed, nb::arg("seed"));
-  M.def("create_stream", &qd::create_stream);
+  M.def(
+      "create_stream",
+      [](nb::handle Device) {
+        return Device.is_none()
+                   ? qd::create_stream()
+                   : qd::create_stream(qd::device(nb::cast<int>(Device)));
+      },
+      nb::arg("device").none() = nb::none(),
+      "A new stream of a device (the current one by default).");
   M.def(
       "create_event", [](bool Timing) { return qd::create_event({Timing}); },
       nb::arg("timing") = false);

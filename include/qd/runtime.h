@@ -44,9 +44,26 @@ void init(Arch arch = Arch::best, InitOptions options = {});
 
 /// The backend the runtime runs on (initializing it if needed).
 Arch current_arch();
-/// The ordinal of the GPU the runtime uses (InitOptions::device); 0 on the
-/// CPU backend.
+/// The calling host thread's current device (set_device; at first
+/// InitOptions::device); 0 on the CPU backend.
 int current_device();
+
+/// A device of the runtime's backend (DESIGN section 3.3).
+struct Device {
+  int ordinal = 0;
+  std::string name;
+  int compute_capability = 0; ///< NVIDIA: 90 for sm_90; 0 elsewhere
+};
+
+/// How many devices the runtime's backend has on this machine (1 on the
+/// CPU backend).
+int device_count();
+/// Device `ordinal`, opened for use; a qd::Error when the backend has no
+/// such device.
+Device device(int ordinal);
+/// Makes `ordinal` the calling host thread's current device: kernel calls
+/// without qd::on, create_stream(), create_event() and new arrays use it.
+void set_device(int ordinal);
 /// Whether qd::graph::do_while loops run on the device without the host
 /// (a conditional graph node: CUDA on sm_90 and newer, with the CUDA
 /// toolkit's libcudadevrt.a found); elsewhere the host runs them, reading
@@ -72,8 +89,9 @@ public:
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
 
-  /// Adopts a native CUstream / hipStream_t without owning it.
-  static Stream wrap(void *native);
+  /// Adopts a native CUstream / hipStream_t of device `device` (the current
+  /// one by default) without owning it.
+  static Stream wrap(void *native, int device = QDRT_CURRENT_DEVICE);
 
   /// Blocks the host until the stream's work is done.
   void synchronize() const;
@@ -83,6 +101,9 @@ public:
   /// The native handle; 0 means the default stream (and every stream on
   /// CPU).
   void *handle() const { return handle_; }
+  /// The driver's stream, for libraries that run on it (NCCL, cuBLAS): the
+  /// same as handle().
+  void *native() const { return handle_; }
   bool owned() const { return owned_; }
   /// The ordinal of the device the stream belongs to (and its kernel calls
   /// run on); QDRT_CURRENT_DEVICE for the default Stream().
@@ -90,6 +111,7 @@ public:
 
 private:
   friend Stream create_stream();
+  friend Stream create_stream(const Device &);
   friend void *detail::stream_handle(const Stream &, const char *);
   Stream(void *handle, void *id, bool owned, int device, uint64_t generation)
       : handle_(handle), id_(id), owned_(owned), device_(device),
@@ -106,6 +128,8 @@ private:
 };
 
 Stream create_stream();
+/// A stream of `device` (its work runs there).
+Stream create_stream(const Device &device);
 
 struct EventOptions {
   bool timing = false; ///< allows elapsed_ms

@@ -61,9 +61,9 @@ static bool isScalarSpelling(llvm::StringRef Spelling) {
 /// The names define_runtime (<qd/python.h>) gives the module.
 static bool isRuntimeName(llvm::StringRef Name) {
   for (llvm::StringRef R :
-       {"init", "current_arch", "current_device", "sync", "reset",
-        "set_random_seed", "create_stream", "create_event", "elapsed_ms",
-        "Stream", "Event", "Field", "Error"})
+       {"init", "current_arch", "current_device", "device_count", "set_device",
+        "sync", "reset", "set_random_seed", "create_stream", "create_event",
+        "elapsed_ms", "Stream", "Event", "Field", "Error"})
     if (Name == R)
       return true;
   return false;

@@ -308,6 +308,7 @@ public:
   std::string describe() const {
     return Name + " (sm_" + std::to_string(SmVersion) + ")";
   }
+  int capability() const { return SmVersion; }
 
   /// Loads the best image of M for this GPU; the error of a failed load
   /// carries the JIT's log.

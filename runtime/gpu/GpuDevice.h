@@ -202,6 +202,7 @@ template <typename Traits> struct GpuInfo {
   typename GpuTypes<Traits>::DeviceId Id{};
   std::string Name;
   int Multiprocessors = 1;
+  int Count = 1; ///< devices of the backend on this machine
 };
 
 /// The default block size of a task that does not set its own.
@@ -272,6 +273,9 @@ public:
 
   qd::Arch arch() const override { return Vendor.Arch; }
   std::string describe() const override { return Context.describe(); }
+  Properties properties() const override {
+    return {Gpu.Name, Context.capability(), Gpu.Count};
+  }
 
   Handle createStream() override {
     makeCurrent();
@@ -567,6 +571,7 @@ private:
                       "; this machine has " + std::to_string(Count));
     Info I;
     I.Ordinal = Ordinal;
+    I.Count = Count;
     D.call(D.DeviceGet, &I.Id, Ordinal);
     char Name[256] = {};
     D.call(D.DeviceGetName, Name, int(sizeof(Name) - 1), I.Id);

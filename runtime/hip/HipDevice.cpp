@@ -76,6 +76,7 @@ public:
   /// backend does not check views' pointers.
   std::string checkUsable(const void *, size_t) const { return {}; }
   std::string describe() const { return Name; }
+  int capability() const { return 0; }
 
   /// Loads the first HSACO image of M that the GPU accepts; the error
   /// lists the archs tried and the last failure.

@@ -287,6 +287,7 @@ public:
   std::string checkUsable(const void *P, size_t) const {
     return P ? "" : "a null pointer";
   }
+  int capability() const { return 0; }
   std::string describe() const {
     return Gpu.Name + ", " + std::to_string(Gpu.Multiprocessors) +
            " processors";

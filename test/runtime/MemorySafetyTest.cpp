@@ -107,7 +107,7 @@ TEST_F(MemorySafetyTest, ShapesWhoseSizeOverflowsAreErrors) {
 
 TEST_F(MemorySafetyTest, AllocationSizesNeverWrap) {
   // The CPU backend rounds sizes up to 64 bytes: that must not wrap to 0.
-  std::unique_ptr<Device> Cpu = createCpuDevice();
+  std::unique_ptr<rt::Device> Cpu = createCpuDevice();
   for (size_t Bytes : {SIZE_MAX, SIZE_MAX - 10, SIZE_MAX - 63}) {
     std::string E = errorOf([&] {
       void *P = Cpu->allocate(Bytes);

@@ -24,7 +24,9 @@ void MockDevice::call(const std::string &What) {
     State->FailedCall = What;
     throw qd::Error("mock: injected failure in " + What);
   }
-  State->Calls.push_back(ThreadTag.empty() ? What : ThreadTag + " " + What);
+  std::string Call =
+      Ordinal ? "d" + std::to_string(Ordinal) + ": " + What : What;
+  State->Calls.push_back(ThreadTag.empty() ? Call : ThreadTag + " " + Call);
 }
 
 Handle MockDevice::make(char Kind) {

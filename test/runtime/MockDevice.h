@@ -51,11 +51,19 @@ struct MockState {
 
 class MockDevice final : public Device {
 public:
-  explicit MockDevice(std::shared_ptr<MockState> State)
-      : State(std::move(State)) {}
+  /// Device Ordinal of Count mock devices; the calls of one but device 0
+  /// are recorded as "d<ordinal>: <call>".
+  explicit MockDevice(std::shared_ptr<MockState> State, int Ordinal = 0,
+                      int Count = 1)
+      : State(std::move(State)), Ordinal(Ordinal), Count(Count) {}
 
   qd::Arch arch() const override { return qd::Arch::cuda; }
-  std::string describe() const override { return "mock device"; }
+  std::string describe() const override {
+    return "mock device " + std::to_string(Ordinal);
+  }
+  Properties properties() const override {
+    return {describe(), 80 + Ordinal, Count};
+  }
 
   Handle createStream() override;
   void destroyStream(Handle S) override;
@@ -106,6 +114,7 @@ private:
   Handle make(char Kind);
 
   std::shared_ptr<MockState> State;
+  int Ordinal, Count;
   std::map<Handle, std::string> Names;
   unsigned NextId[128] = {};
   std::vector<std::unique_ptr<char[]>> Objects;

@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <thread>
 
 using namespace qd;
 using namespace qd::rt;
@@ -322,8 +323,8 @@ TEST_F(MockRuntimeTest, AbiVersionMismatchIsAClearError) {
 
 // The runtime keeps its devices in a list; a launch, a field address and a
 // task function name their device (QDRT_CURRENT_DEVICE, or an ordinal),
-// and a stream knows the device it was made on. One device is open today:
-// naming another is an error saying which one runs.
+// and a stream knows the device it was made on. Naming a device the
+// backend does not have is an error saying which it has.
 TEST_F(MockRuntimeTest, CallsNameTheirDevice) {
   TestModule TM("dev");
   uint32_t K = TM.addKernel("k", groups({0}));
@@ -360,8 +361,7 @@ TEST_F(MockRuntimeTest, CallsNameTheirDevice) {
             QDRT_SUCCESS);
   EXPECT_EQ(Current, Named);
 
-  std::string Open = "device 3 is not open in this runtime, which runs on "
-                     "cuda device 0";
+  std::string Open = "no device 3: the cuda backend has 1 device (ordinal 0)";
   EXPECT_EQ(qdrt_launch(M, K, nullptr, &One, 3, nullptr), QDRT_ERROR);
   EXPECT_EQ(std::string(qdrt_last_error()), "qdrt_launch: " + Open);
   void *Address = nullptr;
@@ -632,3 +632,130 @@ TEST_F(MockRuntimeTest, FillsAreMemsetsOrDoublingCopiesNeverAFullHostBuffer) {
 }
 
 } // namespace
+
+// Two mock devices: each opened when first named, with its own streams,
+// module images and fields; a launch runs on its stream's device; each
+// host thread has its own current device.
+class TwoDeviceTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    qd::reset();
+    State = std::make_shared<MockState>();
+    auto S = State;
+    startWithDevices([S](int Ordinal) -> std::unique_ptr<rt::Device> {
+      if (Ordinal > 1)
+        throw qd::Error("mock: no device " + std::to_string(Ordinal));
+      S->Calls.push_back("open " + std::to_string(Ordinal));
+      return std::make_unique<MockDevice>(S, Ordinal, 2);
+    });
+  }
+  void TearDown() override { qd::reset(); }
+  Calls calls() { return State->takeCalls(); }
+  std::shared_ptr<MockState> State;
+};
+
+TEST_F(TwoDeviceTest, DevicesOpenWhenNamedAndKeepTheirOwnWork) {
+  EXPECT_EQ(qd::device_count(), 2);
+  EXPECT_EQ(qd::current_device(), 0);
+  EXPECT_EQ(calls(), (Calls{"open 0"}));
+  qd::Device D1 = qd::device(1);
+  EXPECT_EQ(D1.ordinal, 1);
+  EXPECT_EQ(D1.name, "mock device 1");
+  EXPECT_EQ(D1.compute_capability, 81);
+  EXPECT_EQ(calls(), (Calls{"open 1"}));
+
+  TestModule TM("two");
+  uint32_t K = TM.addKernel("k", groups({0}));
+  int32_t Value = 0;
+  uint32_t F = TM.addField("f", &Value, sizeof(Value));
+  qdrt_module *M = TM.registered();
+
+  qd::Stream S1 = qd::create_stream(D1);
+  EXPECT_EQ(S1.device(), 1);
+  EXPECT_EQ(S1.native(), S1.handle());
+  launch(M, K, {5}, nullptr, &S1);
+  launch(M, K, {6});
+  Calls C = calls();
+  // Device 1 loaded the module for its launch, device 0 for its own.
+  EXPECT_NE(std::find(C.begin(), C.end(), "d1: loadModule two"), C.end());
+  EXPECT_NE(std::find(C.begin(), C.end(), "loadModule two"), C.end());
+  EXPECT_NE(std::find_if(C.begin(), C.end(),
+                         [](const std::string &Call) {
+                           return Call.rfind("d1: launch k_t0 n=5", 0) == 0;
+                         }),
+            C.end());
+  EXPECT_NE(std::find_if(C.begin(), C.end(),
+                         [](const std::string &Call) {
+                           return Call.rfind("launch k_t0 n=6", 0) == 0;
+                         }),
+            C.end());
+
+  // Each device has its own copy of the module's fields.
+  void *On0 = nullptr, *On1 = nullptr;
+  ASSERT_EQ(qdrt_field_address(M, 0, F, &On0), QDRT_SUCCESS);
+  ASSERT_EQ(qdrt_field_address(M, 1, F, &On1), QDRT_SUCCESS);
+  EXPECT_NE(On0, nullptr);
+  EXPECT_NE(On1, nullptr);
+
+  // No device 2: the error names the backend's count.
+  uint64_t One = 1;
+  EXPECT_EQ(qdrt_launch(M, K, nullptr, &One, 2, nullptr), QDRT_ERROR);
+  EXPECT_EQ(std::string(qdrt_last_error()),
+            "qdrt_launch: no device 2: the cuda backend has 2 devices "
+            "(ordinals 0 to 1)");
+  EXPECT_THROW(qd::set_device(2), qd::Error);
+  try {
+    qd::device(-1);
+    FAIL() << "device -1 was taken for the current one";
+  } catch (const qd::Error &E) {
+    EXPECT_EQ(std::string(E.what()),
+              "qd::device: no device -1: ordinals are 0 to 1");
+  }
+}
+
+TEST_F(TwoDeviceTest, TheCurrentDeviceIsPerHostThread) {
+  qd::set_device(1);
+  EXPECT_EQ(qd::current_device(), 1);
+  qd::Stream S = qd::create_stream();
+  EXPECT_EQ(S.device(), 1);
+  int Other = -1;
+  std::thread T([&] { Other = qd::current_device(); });
+  T.join();
+  EXPECT_EQ(Other, 0);
+  // A wrapped stream belongs to the device named, or the current one.
+  EXPECT_EQ(qd::Stream::wrap(S.native()).device(), 1);
+  EXPECT_EQ(qd::Stream::wrap(S.native(), 0).device(), 0);
+  qd::set_device(0);
+  EXPECT_EQ(qd::current_device(), 0);
+}
+
+TEST_F(TwoDeviceTest, EventsAcrossDevices) {
+  qd::Stream S0 = qd::create_stream(qd::device(0));
+  qd::Stream S1 = qd::create_stream(qd::device(1));
+  qd::Event E = qd::create_event(); // on device 0, the current one
+  E.record(S0);
+  calls();
+  E.wait(S1); // device 1's stream waits, issued by device 1
+  Calls C = calls();
+  ASSERT_EQ(C.size(), 1u);
+  EXPECT_EQ(C[0].rfind("d1: wait", 0), 0u) << C[0];
+  try {
+    E.record(S1);
+    FAIL() << "recorded on another device's stream";
+  } catch (const qd::Error &Err) {
+    EXPECT_EQ(std::string(Err.what()),
+              "qd::Event::record: the stream is on device 1, the event on "
+              "device 0; record it on a stream of its device (any device's "
+              "stream may wait for it)");
+  }
+}
+
+TEST_F(TwoDeviceTest, ArraysAreFreedByTheirDevice) {
+  qd::set_device(1);
+  {
+    qd::Ndarray<float, 1> A({16});
+    EXPECT_EQ(State->LiveBuffers, 1);
+  }
+  EXPECT_EQ(State->LiveBuffers, 0);
+  qd::set_device(0);
+}
