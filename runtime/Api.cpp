@@ -347,6 +347,37 @@ void *qd::detail::allocate(size_t Bytes, uint64_t &Generation) {
   return P;
 }
 
+void *qd::detail::allocate_on(size_t Bytes, int Device, uint64_t &Generation,
+                              int &Ordinal) {
+  CallGuard Guard;
+  DeviceContext &R = Device == QDRT_CURRENT_DEVICE
+                         ? currentDevice()
+                         : namedDevice(Device, "qd::Ndarray");
+  void *P = Bytes ? R.allocate(Bytes) : nullptr;
+  Generation = R.generation();
+  Ordinal = P ? R.ordinal() : QDRT_CURRENT_DEVICE;
+  return P;
+}
+
+// Declared in <qd/detail/launcher.h>, which only Clang compiles.
+namespace qd::detail {
+int launch_device(const qd::Launch &L) {
+  if (L.device != QDRT_CURRENT_DEVICE)
+    return L.device;
+  CallGuard Guard(CallGuard::Pins::keep);
+  return currentDevice().ordinal();
+}
+
+void throw_device_mismatch(int Array, int Call, const char *Kernel,
+                           const char *Param) {
+  CallGuard::forgetPins();
+  throw Error(std::string("kernel '") + (Kernel ? Kernel : "?") +
+              "': argument '" + (Param ? Param : "?") + "' is on device " +
+              std::to_string(Array) + ", but the call runs on device " +
+              std::to_string(Call));
+}
+} // namespace qd::detail
+
 void qd::detail::deallocate(void *P, uint64_t Generation) noexcept {
   if (!P)
     return;

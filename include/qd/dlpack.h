@@ -242,8 +242,13 @@ DLPackArray<T, Dims> from_dlpack(DLManagedTensor *tensor) {
         if (m->deleter)
           m->deleter(m);
       });
-  out.view_ = NdarrayView<T, Dims>(checked.data(), shape, out.tensor_,
-                                   "qd::DLPackArray");
+  // A GPU tensor's device is known: kernels called on another refuse it.
+  bool Gpu = t.device.device_type == kDLCUDA ||
+             t.device.device_type == kDLCUDAManaged ||
+             t.device.device_type == kDLROCM;
+  out.view_ = NdarrayView<T, Dims>(
+      checked.data(), shape, out.tensor_, "qd::DLPackArray",
+      Gpu ? int(t.device.device_id) : QDRT_CURRENT_DEVICE);
   return out;
 }
 

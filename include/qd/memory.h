@@ -29,6 +29,13 @@ namespace qd {
 
 class Stream;
 
+/// A device of the runtime's backend (DESIGN section 3.3).
+struct Device {
+  int ordinal = 0;
+  std::string name;
+  int compute_capability = 0; ///< NVIDIA: 90 for sm_90; 0 elsewhere
+};
+
 /// The optional last argument of every generated kernel function: where to
 /// launch. Launch{} is the current device's default stream; qd::on(stream)
 /// names the stream and its device.
@@ -46,6 +53,9 @@ void *allocate(size_t bytes);
 /// allocated it, taken in the same call (a qd::reset() on another thread
 /// cannot come in between).
 void *allocate(size_t bytes, uint64_t &generation);
+/// The same on device `device` (QDRT_CURRENT_DEVICE: the current one),
+/// also saying which device that is.
+void *allocate_on(size_t bytes, int device, uint64_t &generation, int &ordinal);
 void deallocate(void *pointer, uint64_t generation) noexcept;
 uint64_t generation();
 void copy_to_device(void *dst, const void *src, size_t bytes, void *stream,
@@ -124,12 +134,15 @@ public:
   /// Every element is zero (all bytes 0). Throws qd::Error for a negative
   /// extent or a shape too large to address (its size in bytes over
   /// PTRDIFF_MAX).
-  explicit Ndarray(const std::array<int64_t, Dims> &shape) : shape_(shape) {
-    size_t n = detail::checked_size(shape_.data(), Dims, sizeof(T));
-    data_ = detail::allocate(n * sizeof(T), generation_);
-    alive_ = std::make_shared<char>();
-  }
+  explicit Ndarray(const std::array<int64_t, Dims> &shape)
+      : Ndarray(shape, QDRT_CURRENT_DEVICE) {}
   Ndarray(std::initializer_list<int64_t> shape) : Ndarray(toShape(shape)) {}
+  /// On device `on` (the current device otherwise): kernels called on
+  /// another device refuse it.
+  Ndarray(const std::array<int64_t, Dims> &shape, const Device &on)
+      : Ndarray(shape, on.ordinal) {}
+  Ndarray(std::initializer_list<int64_t> shape, const Device &on)
+      : Ndarray(toShape(shape), on.ordinal) {}
   /// Frees the memory, unless qd::reset() already did.
   ~Ndarray() { detail::deallocate(data_, generation_); }
   Ndarray(Ndarray &&o) noexcept { swap(o); }
@@ -155,6 +168,9 @@ public:
   /// The device address; null for an empty array. Not to be used after
   /// qd::reset().
   void *data() const { return data_; }
+  /// The ordinal of the device whose memory it is (QDRT_CURRENT_DEVICE for
+  /// an array without memory).
+  int device() const { return device_; }
 
   /// A non-owning view of the whole array, for kernels, copies and fills;
   /// using it after the array is destroyed is a qd::Error.
@@ -184,6 +200,12 @@ public:
 private:
   friend class NdarrayView<T, Dims>;
 
+  Ndarray(const std::array<int64_t, Dims> &shape, int on) : shape_(shape) {
+    size_t n = detail::checked_size(shape_.data(), Dims, sizeof(T));
+    data_ = detail::allocate_on(n * sizeof(T), on, generation_, device_);
+    alive_ = std::make_shared<char>();
+  }
+
   static size_t elements(const std::array<int64_t, Dims> &shape) {
     size_t n = 1;
     for (int64_t s : shape)
@@ -203,12 +225,14 @@ private:
     std::swap(shape_, o.shape_);
     std::swap(data_, o.data_);
     std::swap(generation_, o.generation_);
+    std::swap(device_, o.device_);
     std::swap(alive_, o.alive_);
   }
 
   std::array<int64_t, Dims> shape_{};
   void *data_ = nullptr;
   uint64_t generation_ = 0;     ///< the allocating runtime's; 0: none
+  int device_ = QDRT_CURRENT_DEVICE;
   std::shared_ptr<char> alive_; ///< views hold it weakly
 };
 
@@ -243,20 +267,26 @@ public:
   /// The whole of `a`; knows when `a` is destroyed.
   NdarrayView(const Ndarray<T, Dims> &a)
       : shape_(a.shape_), data_(static_cast<T *>(a.data_)),
-        generation_(a.generation_), owner_(a.alive_),
+        generation_(a.generation_), device_(a.device_), owner_(a.alive_),
         tracked_(a.alive_ != nullptr), kind_("qd::Ndarray") {}
-  /// A view whose memory lives as long as `owner` (the DLPack import).
+  /// A view whose memory lives as long as `owner` (the DLPack import), on
+  /// device `device` (QDRT_CURRENT_DEVICE: not known).
   NdarrayView(T *data, const std::array<int64_t, Dims> &shape,
-              const std::shared_ptr<const void> &owner, const char *kind)
+              const std::shared_ptr<const void> &owner, const char *kind,
+              int device = QDRT_CURRENT_DEVICE)
       : NdarrayView(data, shape) {
     owner_ = owner;
     tracked_ = true;
     kind_ = kind;
+    device_ = device;
   }
-  /// A field's memory, which the runtime that loaded its module owns.
+  /// Memory the runtime of `generation` owns (a field's, or an array a
+  /// binding checked), on device `device` (QDRT_CURRENT_DEVICE: not known).
   NdarrayView(T *data, const std::array<int64_t, Dims> &shape,
-              uint64_t generation, const char *kind)
-      : shape_(shape), data_(data), generation_(generation), kind_(kind) {}
+              uint64_t generation, const char *kind,
+              int device = QDRT_CURRENT_DEVICE)
+      : shape_(shape), data_(data), generation_(generation), device_(device),
+        kind_(kind) {}
 
   int64_t shape(int d) const {
     if (d < 0 || d >= Dims)
@@ -267,6 +297,9 @@ public:
   size_t size() const { return data_ ? Ndarray<T, Dims>::elements(shape_) : 0; }
   size_t bytes() const { return size() * sizeof(T); }
   T *data() const { return data_; }
+  /// The ordinal of the device whose memory it views; QDRT_CURRENT_DEVICE
+  /// when not known (memory the program gave by address).
+  int device() const { return device_; }
 
   /// Throws qd::Error "<kind>::<op>: ..." when the memory is gone (the
   /// runtime was reset, or the owner it was made from was destroyed); kind
@@ -339,6 +372,7 @@ private:
   std::array<int64_t, Dims> shape_{};
   T *data_ = nullptr;
   uint64_t generation_ = 0; ///< the runtime the memory belongs to; 0: none
+  int device_ = QDRT_CURRENT_DEVICE;
   std::weak_ptr<const void> owner_;
   bool tracked_ = false; ///< made from an owner whose end owner_ shows
   const char *kind_ = "qd::NdarrayView";
@@ -376,7 +410,7 @@ public:
     uint64_t generation = detail::generation();
     return NdarrayView<T, rank>(static_cast<T *>(data_on(device)),
                                 std::array<int64_t, rank>{Dims...}, generation,
-                                "qd::Field");
+                                "qd::Field", device);
   }
   /// The field as a view, for kernels taking an ndarray, copies and fills;
   /// a view kept past qd::reset() is a qd::Error when used.

@@ -343,7 +343,9 @@ template <typename T, int Dims> struct ArrayArg {
   qd::NdarrayView<T, Dims> get() const {
     return qd::NdarrayView<T, Dims>(
         static_cast<T *>(const_cast<void *>(Info.Data)), Shape, Generation,
-        "a Python array");
+        "a Python array",
+        Info.DeviceType == nb::device::cpu::value ? QDRT_CURRENT_DEVICE
+                                                  : Info.DeviceId);
   }
 };
 

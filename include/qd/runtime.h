@@ -48,13 +48,6 @@ Arch current_arch();
 /// InitOptions::device); 0 on the CPU backend.
 int current_device();
 
-/// A device of the runtime's backend (DESIGN section 3.3).
-struct Device {
-  int ordinal = 0;
-  std::string name;
-  int compute_capability = 0; ///< NVIDIA: 90 for sm_90; 0 elsewhere
-};
-
 /// How many devices the runtime's backend has on this machine (1 on the
 /// CPU backend).
 int device_count();

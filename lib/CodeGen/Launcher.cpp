@@ -294,6 +294,23 @@ void emitTripCounts(const Kernel &K, const SourceText &Src,
   }
 }
 
+/// Every ndarray argument of a known device must be on the call's (DESIGN
+/// section 3.3).
+void emitDeviceChecks(const Kernel &K, llvm::raw_ostream &OS) {
+  bool First = true;
+  for (const Param &P : K.Params) {
+    if (P.Kind != ParamKind::Ndarray)
+      continue;
+    if (First)
+      OS << "  const int qd_device_ = qd::detail::launch_device("
+         << names::Launch << ");\n";
+    First = false;
+    OS << "  qd::detail::check_array_device(" << P.Name
+       << ".device(), qd_device_, \"" << K.Name << "\", \"" << P.Name
+       << "\");\n";
+  }
+}
+
 /// The checks of the arrays at launch, and the qdrt_launch call (with the
 /// kernel's return value into `qd_ret_`).
 void emitLaunchCall(const Kernel &K, unsigned KernelIndex,
@@ -307,6 +324,7 @@ void emitLaunchCall(const Kernel &K, unsigned KernelIndex,
            << P.Name << ".ptr, \"" << K.Name << "\", \"" << P.Name << "\", "
            << names::Count << ", " << K.Tasks.size() << ");\n";
   emitOverlapChecks(K, OS);
+  emitDeviceChecks(K, OS);
   if (K.ReturnStmt)
     OS << "  " << K.ReturnType << ' ' << names::Return << "{};\n";
   OS << "  qd::detail::check(qdrt_launch" << (K.ReturnStmt ? "_result" : "")

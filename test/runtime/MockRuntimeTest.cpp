@@ -750,6 +750,36 @@ TEST_F(TwoDeviceTest, EventsAcrossDevices) {
   }
 }
 
+// What a generated launcher calls (<qd/detail/launcher.h>, which only
+// Clang compiles).
+namespace qd::detail {
+int launch_device(const qd::Launch &launch);
+[[noreturn]] void throw_device_mismatch(int array, int call, const char *kernel,
+                                        const char *param);
+} // namespace qd::detail
+
+TEST_F(TwoDeviceTest, ArraysKnowTheirDeviceAndCallsTheirs) {
+  qd::Ndarray<float, 1> Here({8});
+  qd::Ndarray<float, 1> There({8}, qd::device(1));
+  EXPECT_EQ(Here.device(), 0);
+  EXPECT_EQ(There.device(), 1);
+  EXPECT_EQ((qd::NdarrayView<float, 1>(There).device()), 1);
+  EXPECT_EQ((qd::Ndarray<float, 1>().device()), QDRT_CURRENT_DEVICE);
+
+  qd::Stream S1 = qd::create_stream(qd::device(1));
+  EXPECT_EQ(qd::detail::launch_device(qd::Launch{}), 0);
+  EXPECT_EQ(qd::detail::launch_device(qd::on(S1)), 1);
+  qd::set_device(1);
+  EXPECT_EQ(qd::detail::launch_device(qd::Launch{}), 1);
+  qd::set_device(0);
+  try {
+    qd::detail::throw_device_mismatch(1, 0, "k", "x");
+  } catch (const qd::Error &E) {
+    EXPECT_EQ(std::string(E.what()), "kernel 'k': argument 'x' is on device 1, "
+                                     "but the call runs on device 0");
+  }
+}
+
 TEST_F(TwoDeviceTest, ArraysAreFreedByTheirDevice) {
   qd::set_device(1);
   {

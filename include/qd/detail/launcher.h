@@ -50,6 +50,21 @@ inline qd::ndarray<T, Dims> to_kernel(const qd::Ndarray<T, Dims> &a,
 void check_launch_array(const void *data, const char *kernel, const char *param,
                         const uint64_t *iterations, size_t num_tasks);
 
+/// The ordinal of the device a call with `launch` runs on.
+int launch_device(const qd::Launch &launch);
+/// Throws qd::Error "kernel '<kernel>': argument '<param>' is on device
+/// <array>, but the call runs on device <call>" (forgetting the pins of the
+/// call's checks).
+[[noreturn]] void throw_device_mismatch(int array, int call, const char *kernel,
+                                        const char *param);
+/// Launchers call it once per ndarray parameter: an array of a known device
+/// must be on the call's.
+inline void check_array_device(int array, int call, const char *kernel,
+                               const char *param) {
+  if (array != QDRT_CURRENT_DEVICE && array != call)
+    throw_device_mismatch(array, call, kernel, param);
+}
+
 /// Throws qd::Error "kernel '<kernel>': <what> share memory, and
 /// stream-parallel groups would race on it" when the two arrays' bytes
 /// overlap. Launchers call it for each pair of ndarray parameters that
