@@ -29,26 +29,10 @@ class TorchTensors(unittest.TestCase):
         expected = (1.5 * x.astype(np.float64) + y).astype(np.float32)
         np.testing.assert_array_equal(yt.cpu().numpy(), expected)
 
-    def check_side_stream(self, stream_arg):
-        n = 1 << 22
-        s = torch.cuda.Stream()
-        x = torch.zeros(n, device="cuda")
-        y = torch.ones(n, device="cuda")
-        torch.cuda.synchronize()
-        with torch.cuda.stream(s):
-            torch.cuda._sleep(200_000_000)  # holds s back ~0.1 s
-            x.fill_(3.0)
-        pk.axpy(y, x, 2.0, stream=stream_arg(s))
-        s.synchronize()
-        np.testing.assert_array_equal(y.cpu().numpy(),
-                                      np.full(n, 7.0, np.float32))
-
-    def test_current_torch_stream(self):
-        # No stream=: the kernel runs on PyTorch's current stream, read
-        # through the DLPack C exchange API.
-        x = torch.zeros(8, device="cuda")
-        if not pk._dlpack_c_exchange(x):
-            self.skipTest("this PyTorch offers no __dlpack_c_exchange_api__")
+    def check_side_stream(self, launch):
+        """launch(s, y, x) calls axpy(y, x, 2.0) on s, where s is held back
+        ~0.1 s before x.fill_(3.0) on s: a kernel on another stream reads
+        x too early."""
         n = 1 << 22
         s = torch.cuda.Stream()
         x = torch.zeros(n, device="cuda")
@@ -57,19 +41,32 @@ class TorchTensors(unittest.TestCase):
         with torch.cuda.stream(s):
             torch.cuda._sleep(200_000_000)
             x.fill_(3.0)
-            pk.axpy(y, x, 2.0)
+        launch(s, y, x)
         s.synchronize()
         np.testing.assert_array_equal(y.cpu().numpy(),
                                       np.full(n, 7.0, np.float32))
 
+    def test_current_torch_stream(self):
+        # No stream=: the kernel runs on PyTorch's current stream, read
+        # through the DLPack C exchange API.
+        if not pk._dlpack_c_exchange(torch.zeros(8, device="cuda")):
+            self.skipTest("this PyTorch offers no __dlpack_c_exchange_api__")
+
+        def launch(s, y, x):
+            with torch.cuda.stream(s):
+                pk.axpy(y, x, 2.0)
+        self.check_side_stream(launch)
+
     def test_side_stream_torch(self):
-        self.check_side_stream(lambda s: s)
+        self.check_side_stream(lambda s, y, x: pk.axpy(y, x, 2.0, stream=s))
 
     def test_side_stream_raw_handle(self):
-        self.check_side_stream(lambda s: s.cuda_stream)
+        self.check_side_stream(
+            lambda s, y, x: pk.axpy(y, x, 2.0, stream=s.cuda_stream))
 
     def test_side_stream_wrapped(self):
-        self.check_side_stream(lambda s: pk.Stream.wrap(s.cuda_stream))
+        self.check_side_stream(lambda s, y, x: pk.axpy(
+            y, x, 2.0, stream=pk.Stream.wrap(s.cuda_stream)))
 
     def test_return_value_and_2d(self):
         x = torch.arange(1, 10001, dtype=torch.float64, device="cuda")
