@@ -78,6 +78,13 @@ static DeviceContext &namedDevice(int Ordinal, const char *What) {
   return current().getDevice(Ordinal, What);
 }
 
+void qd::enable_peer_access(const Device &A, const Device &B) {
+  CallGuard Guard(CallGuard::Pins::keep);
+  namedDevice(A.ordinal, "qd::enable_peer_access");
+  namedDevice(B.ordinal, "qd::enable_peer_access");
+  current().enablePeerAccess(A.ordinal, B.ordinal, "qd::enable_peer_access");
+}
+
 int qd::device_count() {
   CallGuard Guard(CallGuard::Pins::keep);
   return current().deviceCount();
@@ -368,8 +375,13 @@ int launch_device(const qd::Launch &L) {
   return currentDevice().ordinal();
 }
 
-void throw_device_mismatch(int Array, int Call, const char *Kernel,
-                           const char *Param) {
+void check_peer_device(int Array, int Call, const char *Kernel,
+                       const char *Param) {
+  {
+    CallGuard Guard(CallGuard::Pins::keep);
+    if (current().canAccess(Call, Array))
+      return;
+  }
   CallGuard::forgetPins();
   throw Error(std::string("kernel '") + (Kernel ? Kernel : "?") +
               "': argument '" + (Param ? Param : "?") + "' is on device " +

@@ -71,6 +71,13 @@ public:
     int Count = 1;
   };
   virtual Properties properties() const { return {describe(), 0, 1}; }
+  /// Lets this device's kernels and copies reach Peer's memory (another
+  /// device of the same backend).
+  virtual void enablePeerAccess(Device &Peer) {
+    (void)Peer;
+    throw qd::Error(std::string("qd::enable_peer_access: the ") +
+                    arch_name(arch()) + " backend has one device");
+  }
   /// True when launch() runs the task to completion on host threads, each
   /// running its chunk with qd::detail::cpu_assert_record_ set to the
   /// launching thread's (the CPU backend): a launch's assertions then have

@@ -69,8 +69,11 @@ void qd::detail::fill(void *Dst, const void *Value, size_t ElemBytes,
     D.synchronizeStream(Stream);
 }
 
+int qd::detail::stream_device(const Stream &S) { return S.device(); }
+
 void qd::detail::copy_on_device(void *Dst, const void *Src, size_t Bytes,
-                                void *Stream, bool Wait, const char *What) {
+                                void *Stream, bool Wait, const char *What,
+                                int Device) {
   CallGuard Guard(CallGuard::Pins::consume);
   Runtime &R = current();
   CallGuard::checkPins(R.generation(), What);
@@ -82,7 +85,7 @@ void qd::detail::copy_on_device(void *Dst, const void *Src, size_t Bytes,
     throw Error(std::string(What) + ": the source and the destination " +
                 "overlap (" + std::to_string(Bytes) + " bytes " +
                 std::to_string(D0 > S0 ? D0 - S0 : S0 - D0) + " bytes apart)");
-  rt::Device &D = R.currentDevice().device();
+  rt::Device &D = R.getDevice(Device, What).device();
   D.copyOnDevice(Dst, Src, Bytes, Stream);
   if (Wait)
     D.synchronizeStream(Stream);

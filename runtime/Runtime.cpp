@@ -272,6 +272,26 @@ bool DeviceContext::deallocate(void *P) {
   return true;
 }
 
+void Runtime::enablePeerAccess(int A, int B, const char *What) {
+  DeviceContext &DA = getDevice(A, What), &DB = getDevice(B, What);
+  if (A == B)
+    return;
+  DA.device().enablePeerAccess(DB.device());
+  DB.device().enablePeerAccess(DA.device());
+  std::lock_guard<std::mutex> Lock(OpenMutex);
+  for (std::pair<int, int> P : {std::pair<int, int>{A, B}, {B, A}})
+    if (std::find(Peers.begin(), Peers.end(), P) == Peers.end())
+      Peers.push_back(P);
+}
+
+bool Runtime::canAccess(int From, int To) {
+  if (From == To)
+    return true;
+  std::lock_guard<std::mutex> Lock(OpenMutex);
+  return std::find(Peers.begin(), Peers.end(), std::pair<int, int>{From, To}) !=
+         Peers.end();
+}
+
 void Runtime::deallocate(void *P) {
   for (int I = 0; I < Count; ++I)
     if (DeviceContext *DC = Opened[size_t(I)].load(std::memory_order_acquire))

@@ -267,6 +267,10 @@ public:
   DeviceContext &getDevice(int Ordinal, const char *What);
   /// Frees what one of the devices allocated (on that device).
   void deallocate(void *Pointer);
+  /// Lets A's kernels and copies reach B's memory and B's reach A's.
+  void enablePeerAccess(int A, int B, const char *What);
+  /// Whether kernels on device From may use memory of device To.
+  bool canAccess(int From, int To);
 
 private:
   uint64_t Generation;
@@ -278,6 +282,8 @@ private:
   /// without the lock.
   std::vector<std::unique_ptr<DeviceContext>> Owned;
   std::unique_ptr<std::atomic<DeviceContext *>[]> Opened;
+  /// (From, To) pairs of enabled peer access.
+  std::vector<std::pair<int, int>> Peers;
 };
 
 /// "<What>: QD_ASSERT failed in '<function>' at <file>:<line>: <text>".

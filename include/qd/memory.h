@@ -95,8 +95,13 @@ void fill(void *dst, const void *value, size_t elem_bytes, size_t count,
           void *stream, bool wait);
 /// Copies `bytes` between device buffers; `what` names the call in errors.
 /// Overlapping ranges are a qd::Error (the same range copies nothing).
+/// Stream::device(), for code that sees Stream declared only.
+int stream_device(const Stream &stream);
+/// Issued by device `device` (QDRT_CURRENT_DEVICE: the current one), on
+/// its `stream`; the two sides may be on different devices.
 void copy_on_device(void *dst, const void *src, size_t bytes, void *stream,
-                    bool wait, const char *what);
+                    bool wait, const char *what,
+                    int device = QDRT_CURRENT_DEVICE);
 /// Throws qd::Error "<what>: ..." when `bytes` at `data` cannot be a view:
 /// a null pointer with elements, or memory the current device's kernels
 /// cannot use (as far as its driver can tell).
@@ -459,8 +464,10 @@ template <typename T, int64_t... Dims> struct ArrayTraits<Field<T, Dims...>> {
 };
 template <typename A> using view_of = typename ArrayTraits<A>::View;
 
+/// `device`: the stream's (QDRT_CURRENT_DEVICE for the default stream,
+/// then the device of the destination, else of the source, issues it).
 template <typename D, typename S>
-void copy_views(const D &dst, const S &src, void *stream, bool wait,
+void copy_views(const D &dst, const S &src, void *stream, int device, bool wait,
                 const char *what) {
   static_assert(std::is_same_v<typename D::value_type, typename S::value_type>,
                 "qd::copy: the element types differ");
@@ -469,7 +476,10 @@ void copy_views(const D &dst, const S &src, void *stream, bool wait,
   src.check("copy");
   if (dst.shape() != src.shape())
     throw_shape_mismatch(what, dst.shape().data(), src.shape().data(), D::rank);
-  copy_on_device(dst.data(), src.data(), dst.bytes(), stream, wait, what);
+  if (device == QDRT_CURRENT_DEVICE)
+    device = dst.device() != QDRT_CURRENT_DEVICE ? dst.device() : src.device();
+  copy_on_device(dst.data(), src.data(), dst.bytes(), stream, wait, what,
+                 device);
 }
 } // namespace detail
 
@@ -478,14 +488,14 @@ void copy_views(const D &dst, const S &src, void *stream, bool wait,
 /// overlapping memory is a qd::Error.
 template <typename D, typename S> void copy(const D &dst, const S &src) {
   detail::copy_views(detail::view_of<D>(dst), detail::view_of<S>(src), nullptr,
-                     true, "qd::copy");
+                     QDRT_CURRENT_DEVICE, true, "qd::copy");
 }
 /// The same, ordered on `stream`, without waiting.
 template <typename D, typename S>
 void copy_async(const D &dst, const S &src, const Stream &stream) {
   detail::copy_views(detail::view_of<D>(dst), detail::view_of<S>(src),
-                     detail::stream_handle(stream, "qd::copy_async"), false,
-                     "qd::copy_async");
+                     detail::stream_handle(stream, "qd::copy_async"),
+                     detail::stream_device(stream), false, "qd::copy_async");
 }
 
 } // namespace qd

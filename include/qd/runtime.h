@@ -57,6 +57,9 @@ Device device(int ordinal);
 /// Makes `ordinal` the calling host thread's current device: kernel calls
 /// without qd::on, create_stream(), create_event() and new arrays use it.
 void set_device(int ordinal);
+/// Lets kernels and copies on `a` use memory of `b`, and on `b` memory of
+/// `a` (peer access over NVLink or PCIe); a qd::Error when the GPUs cannot.
+void enable_peer_access(const Device &a, const Device &b);
 /// Whether qd::graph::do_while loops run on the device without the host
 /// (a conditional graph node: CUDA on sm_90 and newer, with the CUDA
 /// toolkit's libcudadevrt.a found); elsewhere the host runs them, reading

@@ -309,6 +309,15 @@ public:
     return Name + " (sm_" + std::to_string(SmVersion) + ")";
   }
   int capability() const { return SmVersion; }
+  /// Lets this context (current) reach Peer's memory; enabling it twice is
+  /// no error.
+  void enablePeer(const CudaContext &Peer) const {
+    constexpr int AlreadyEnabled =
+        704; // CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED
+    auto R = D.CtxEnablePeerAccess(Peer.Ctx, 0u);
+    if (int(R) != AlreadyEnabled)
+      D.check(R, D.CtxEnablePeerAccess.Name);
+  }
 
   /// Loads the best image of M for this GPU; the error of a failed load
   /// carries the JIT's log.

@@ -276,6 +276,14 @@ public:
   Properties properties() const override {
     return {Gpu.Name, Context.capability(), Gpu.Count};
   }
+  void enablePeerAccess(Device &Peer) override {
+    auto *Other = dynamic_cast<GpuDevice *>(&Peer);
+    if (!Other)
+      throw qd::Error("qd::enable_peer_access: the devices are of different "
+                      "backends");
+    makeCurrent();
+    Context.enablePeer(Other->Context);
+  }
 
   Handle createStream() override {
     makeCurrent();

@@ -77,6 +77,14 @@ public:
   std::string checkUsable(const void *, size_t) const { return {}; }
   std::string describe() const { return Name; }
   int capability() const { return 0; }
+  /// Lets this device (current) reach Peer's memory; enabling it twice is
+  /// no error.
+  void enablePeer(const HipContext &Peer) const {
+    constexpr int AlreadyEnabled = 704; // hipErrorPeerAccessAlreadyEnabled
+    auto R = D.DeviceEnablePeerAccess(int(Peer.Dev), 0u);
+    if (int(R) != AlreadyEnabled)
+      D.check(R, D.DeviceEnablePeerAccess.Name);
+  }
 
   /// Loads the first HSACO image of M that the GPU accepts; the error
   /// lists the archs tried and the last failure.

@@ -288,6 +288,7 @@ public:
     return P ? "" : "a null pointer";
   }
   int capability() const { return 0; }
+  void enablePeer(const FakeContext &) const { record("EnablePeer"); }
   std::string describe() const {
     return Gpu.Name + ", " + std::to_string(Gpu.Multiprocessors) +
            " processors";

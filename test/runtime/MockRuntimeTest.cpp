@@ -754,8 +754,8 @@ TEST_F(TwoDeviceTest, EventsAcrossDevices) {
 // Clang compiles).
 namespace qd::detail {
 int launch_device(const qd::Launch &launch);
-[[noreturn]] void throw_device_mismatch(int array, int call, const char *kernel,
-                                        const char *param);
+void check_peer_device(int array, int call, const char *kernel,
+                       const char *param);
 } // namespace qd::detail
 
 TEST_F(TwoDeviceTest, ArraysKnowTheirDeviceAndCallsTheirs) {
@@ -773,11 +773,36 @@ TEST_F(TwoDeviceTest, ArraysKnowTheirDeviceAndCallsTheirs) {
   EXPECT_EQ(qd::detail::launch_device(qd::Launch{}), 1);
   qd::set_device(0);
   try {
-    qd::detail::throw_device_mismatch(1, 0, "k", "x");
+    qd::detail::check_peer_device(1, 0, "k", "x");
+    FAIL() << "device 0 reached device 1's array without peer access";
   } catch (const qd::Error &E) {
     EXPECT_EQ(std::string(E.what()), "kernel 'k': argument 'x' is on device 1, "
                                      "but the call runs on device 0");
   }
+  // Peer access: the mock device has none to give, an error saying so.
+  try {
+    qd::enable_peer_access(qd::device(0), qd::device(1));
+    FAIL() << "the mock device enabled peer access";
+  } catch (const qd::Error &E) {
+    EXPECT_EQ(std::string(E.what()),
+              "qd::enable_peer_access: the cuda backend has one device");
+  }
+}
+
+// A copy between devices is issued by its stream's device, else by the
+// destination's.
+TEST_F(TwoDeviceTest, CopiesBetweenDevices) {
+  qd::Ndarray<float, 1> A({4}, qd::device(0)), B({4}, qd::device(1));
+  qd::Stream S0 = qd::create_stream(qd::device(0));
+  calls();
+  qd::copy_async(B, A, S0);
+  Calls C = calls();
+  ASSERT_EQ(C.size(), 1u);
+  EXPECT_EQ(C[0].rfind("copyOnDevice", 0), 0u) << C[0];
+  qd::copy(B, A);
+  C = calls();
+  ASSERT_FALSE(C.empty());
+  EXPECT_EQ(C[0].rfind("d1: copyOnDevice", 0), 0u) << C[0];
 }
 
 TEST_F(TwoDeviceTest, ArraysAreFreedByTheirDevice) {

@@ -52,17 +52,19 @@ void check_launch_array(const void *data, const char *kernel, const char *param,
 
 /// The ordinal of the device a call with `launch` runs on.
 int launch_device(const qd::Launch &launch);
-/// Throws qd::Error "kernel '<kernel>': argument '<param>' is on device
-/// <array>, but the call runs on device <call>" (forgetting the pins of the
-/// call's checks).
-[[noreturn]] void throw_device_mismatch(int array, int call, const char *kernel,
-                                        const char *param);
+/// An array on device `array` passed to a call on device `call`: allowed
+/// when the call's device has peer access to the array's
+/// (qd::enable_peer_access), else a qd::Error "kernel '<kernel>': argument
+/// '<param>' is on device <array>, but the call runs on device <call>"
+/// (forgetting the pins of the call's checks).
+void check_peer_device(int array, int call, const char *kernel,
+                       const char *param);
 /// Launchers call it once per ndarray parameter: an array of a known device
-/// must be on the call's.
+/// must be on the call's, or reachable from it.
 inline void check_array_device(int array, int call, const char *kernel,
                                const char *param) {
   if (array != QDRT_CURRENT_DEVICE && array != call)
-    throw_device_mismatch(array, call, kernel, param);
+    check_peer_device(array, call, kernel, param);
 }
 
 /// Throws qd::Error "kernel '<kernel>': <what> share memory, and
