@@ -93,7 +93,7 @@ qd::Device qd::device(int Ordinal) {
   CallGuard Guard(CallGuard::Pins::keep);
   DeviceContext &R = namedDevice(Ordinal, "qd::device");
   rt::Device::Properties P = R.device().properties();
-  return qd::Device{R.ordinal(), P.Name, P.Capability};
+  return qd::Device{R.ordinal(), P.Name, P.Capability, P.Memory};
 }
 void qd::set_device(int Ordinal) {
   CallGuard Guard(CallGuard::Pins::keep);

@@ -69,8 +69,9 @@ public:
     std::string Name;
     int Capability = 0; ///< NVIDIA: 90 for sm_90; 0 elsewhere
     int Count = 1;
+    size_t Memory = 0; ///< bytes of device memory (the host's on the CPU)
   };
-  virtual Properties properties() const { return {describe(), 0, 1}; }
+  virtual Properties properties() const { return {describe(), 0, 1, 0}; }
   /// Lets this device's kernels and copies reach Peer's memory (another
   /// device of the same backend).
   virtual void enablePeerAccess(Device &Peer) {

@@ -34,6 +34,7 @@ struct Device {
   int ordinal = 0;
   std::string name;
   int compute_capability = 0; ///< NVIDIA: 90 for sm_90; 0 elsewhere
+  size_t memory = 0;          ///< bytes of device memory (the host's on CPU)
 };
 
 /// The optional last argument of every generated kernel function: where to

@@ -29,6 +29,8 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+
+#include <unistd.h>
 #include <unordered_map>
 #include <vector>
 
@@ -138,6 +140,11 @@ public:
   qd::Arch arch() const override { return qd::Arch::cpu; }
   std::string describe() const override {
     return "host CPU (" + std::to_string(Pool.size()) + " threads)";
+  }
+  Properties properties() const override {
+    long Pages = sysconf(_SC_PHYS_PAGES), Page = sysconf(_SC_PAGE_SIZE);
+    return {describe(), 0, 1,
+            Pages > 0 && Page > 0 ? size_t(Pages) * size_t(Page) : 0};
   }
   bool hasLaunchRecords() const override { return true; }
 

@@ -202,7 +202,8 @@ template <typename Traits> struct GpuInfo {
   typename GpuTypes<Traits>::DeviceId Id{};
   std::string Name;
   int Multiprocessors = 1;
-  int Count = 1; ///< devices of the backend on this machine
+  int Count = 1;     ///< devices of the backend on this machine
+  size_t Memory = 0; ///< bytes of device memory
 };
 
 /// The default block size of a task that does not set its own.
@@ -274,7 +275,7 @@ public:
   qd::Arch arch() const override { return Vendor.Arch; }
   std::string describe() const override { return Context.describe(); }
   Properties properties() const override {
-    return {Gpu.Name, Context.capability(), Gpu.Count};
+    return {Gpu.Name, Context.capability(), Gpu.Count, Gpu.Memory};
   }
   void enablePeerAccess(Device &Peer) override {
     auto *Other = dynamic_cast<GpuDevice *>(&Peer);
@@ -586,6 +587,7 @@ private:
     I.Name = Name;
     D.call(D.DeviceGetAttribute, &I.Multiprocessors, Vendor.MultiprocessorCount,
            I.Id);
+    D.call(D.DeviceTotalMem, &I.Memory, I.Id);
     return I;
   }
 

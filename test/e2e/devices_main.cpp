@@ -127,8 +127,9 @@ int main() {
   Check Ok;
   int Count = qd::device_count();
   qd::Device D0 = qd::device(0), D1 = qd::device(Count > 1 ? 1 : 0);
-  std::printf("devices: %d (%s; %s)\n", Count, D0.name.c_str(),
-              D1.name.c_str());
+  std::printf("devices: %d (%s, %.1f GiB; %s)\n", Count, D0.name.c_str(),
+              double(D0.memory) / double(1 << 30), D1.name.c_str());
+  Ok.that("a device reports its memory", D0.memory > 0);
   if (Count > 1)
     qd::enable_peer_access(D0, D1);
 

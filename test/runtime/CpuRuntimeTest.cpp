@@ -386,3 +386,14 @@ TEST_F(CpuRuntimeTest, ResetAndInitAgain) {
 }
 
 } // namespace
+
+// The CPU backend is one device: the host, with its memory.
+TEST_F(CpuRuntimeTest, TheHostIsTheOneDevice) {
+  EXPECT_EQ(qd::device_count(), 1);
+  qd::Device D = qd::device(0);
+  EXPECT_EQ(D.ordinal, 0);
+  EXPECT_EQ(D.compute_capability, 0);
+  EXPECT_GT(D.memory, size_t(0));
+  EXPECT_THROW(qd::device(1), qd::Error);
+  EXPECT_NO_THROW(qd::enable_peer_access(D, D)); // its own memory
+}

@@ -106,6 +106,11 @@ struct FakeDriver {
         return record("DeviceGetAttribute");
       },
       "fakeDeviceGetAttribute"};
+  DriverFn<int(size_t *, int)> DeviceTotalMem{[](size_t *Bytes, int) {
+                                                *Bytes = size_t(80) << 30;
+                                                return record("DeviceTotalMem");
+                                              },
+                                              "fakeDeviceTotalMem"};
   DriverFn<int(int)> SetCurrent{[](int) { return record("SetCurrent"); },
                                 "fakeSetCurrent"};
   DriverFn<int()> Synchronize{[] { return record("Synchronize"); },
@@ -329,8 +334,12 @@ TEST_F(GpuDeviceTest, OpensTheDevice) {
   FakeDevice D(1);
   EXPECT_EQ(calls(), (std::vector<std::string>{
                          "Init", "DeviceGetCount", "DeviceGet", "DeviceGetName",
-                         "DeviceGetAttribute", "Context"}));
+                         "DeviceGetAttribute", "DeviceTotalMem", "Context"}));
   EXPECT_EQ(D.describe(), "Fake GPU 1, 4 processors");
+  Device::Properties P = D.properties();
+  EXPECT_EQ(P.Name, "Fake GPU 1");
+  EXPECT_EQ(P.Count, 2);
+  EXPECT_EQ(P.Memory, size_t(80) << 30);
   EXPECT_EQ(D.arch(), qd::Arch::cuda);
 }
 

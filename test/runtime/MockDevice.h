@@ -62,7 +62,7 @@ public:
     return "mock device " + std::to_string(Ordinal);
   }
   Properties properties() const override {
-    return {describe(), 80 + Ordinal, Count};
+    return {describe(), 80 + Ordinal, Count, size_t(1) << 30};
   }
 
   Handle createStream() override;

@@ -662,6 +662,7 @@ TEST_F(TwoDeviceTest, DevicesOpenWhenNamedAndKeepTheirOwnWork) {
   EXPECT_EQ(D1.ordinal, 1);
   EXPECT_EQ(D1.name, "mock device 1");
   EXPECT_EQ(D1.compute_capability, 81);
+  EXPECT_EQ(D1.memory, size_t(1) << 30);
   EXPECT_EQ(calls(), (Calls{"open 1"}));
 
   TestModule TM("two");
