@@ -654,19 +654,25 @@ inline nb::object registerTorchOp(const TorchOp &Op,
   return Def;
 }
 
-/// A field of the module, as its Python attribute.
-struct FieldRef {
-  std::string Name;
+/// Device memory seen from Python: a field of a module (FieldRef) or an
+/// array qdc owns (ArrayRef), with copies to and from NumPy and DLPack
+/// export of the memory itself.
+struct BufferRef {
+  std::string What; ///< "field 'f'", "Array", for messages
   nb::dlpack::dtype Dtype;
   std::vector<size_t> Shape; ///< with the element's extents
   size_t Bytes = 0;
-  std::function<void *()> Address; ///< on the current device
+
+  virtual ~BufferRef() = default;
+  /// The memory, on device(); the host's on the CPU.
+  virtual void *address() const = 0;
+  virtual int device() const = 0;
 
   nb::object toNumpy() const {
     auto *Host = new uint8_t[Bytes ? Bytes : 1];
     nb::capsule Owner(
         Host, [](void *P) noexcept { delete[] static_cast<uint8_t *>(P); });
-    qd::detail::copy_to_host(Host, Address(), Bytes, nullptr, true);
+    qd::detail::copy_to_host(Host, address(), Bytes, nullptr, true);
     return nb::cast(nb::ndarray<nb::numpy>(Host, Shape.size(), Shape.data(),
                                            Owner, nullptr, Dtype));
   }
@@ -674,40 +680,100 @@ struct FieldRef {
   void fromNumpy(nb::handle H) {
     nb::ndarray<nb::ro> A;
     if (!nb::try_cast(H, A, false))
-      throw nb::type_error(
-          ("field '" + Name + "': from_numpy takes an array").c_str());
+      throw nb::type_error((What + ": from_numpy takes an array").c_str());
     bool SameShape = A.ndim() == Shape.size();
     for (size_t I = 0; SameShape && I < Shape.size(); ++I)
       SameShape = A.shape(I) == Shape[I];
     if (A.dtype() != Dtype || !SameShape)
-      throw nb::type_error(("field '" + Name + "': from_numpy takes a " +
-                            dtypeName(Dtype) + " array of the field's shape")
+      throw nb::type_error((What + ": from_numpy takes a " + dtypeName(Dtype) +
+                            " array of its shape")
                                .c_str());
     if (A.device_type() != nb::device::cpu::value)
       throw nb::value_error(
-          ("field '" + Name + "': from_numpy takes a host (CPU) array")
-              .c_str());
+          (What + ": from_numpy takes a host (CPU) array").c_str());
     int64_t Expected = 1;
     for (size_t I = Shape.size(); I-- > 0;) {
       if (Shape[I] != 1 && A.stride(I) != Expected)
         throw nb::value_error(
-            ("field '" + Name + "': from_numpy takes a C-contiguous array")
-                .c_str());
+            (What + ": from_numpy takes a C-contiguous array").c_str());
       Expected *= int64_t(Shape[I]);
     }
-    qd::detail::copy_to_device(Address(), A.data(), Bytes, nullptr, true);
+    qd::detail::copy_to_device(address(), A.data(), Bytes, nullptr, true);
   }
 
-  /// The field's memory as an array of the running device, without a copy;
-  /// Owner (the field's Python object) is kept alive by it.
+  /// The memory as an array of its device, without a copy; Owner (this
+  /// object's Python object) is kept alive by it.
   nb::ndarray<nb::array_api> array(nb::handle Owner) const {
     qd::Arch A = qd::current_arch();
     int32_t Type = A == qd::Arch::cuda     ? nb::device::cuda::value
                    : A == qd::Arch::amdgpu ? nb::device::rocm::value
                                            : nb::device::cpu::value;
-    return nb::ndarray<nb::array_api>(Address(), Shape.size(), Shape.data(),
-                                      Owner, nullptr, Dtype, Type,
-                                      qd::current_device());
+    return nb::ndarray<nb::array_api>(address(), Shape.size(), Shape.data(),
+                                      Owner, nullptr, Dtype, Type, device());
+  }
+};
+
+/// A field of the module, as its Python attribute: the current device's
+/// copy.
+struct FieldRef : BufferRef {
+  std::function<void *()> Address;
+  void *address() const override { return Address(); }
+  int device() const override { return qd::current_device(); }
+};
+
+/// The dtype of a NumPy-style name ("float32", "int64", "bool", ...).
+inline nb::dlpack::dtype parseDtype(const std::string &Name) {
+  using namespace nb::dlpack;
+  struct Known {
+    const char *Name;
+    dtype Type;
+  };
+  static const Known Types[] = {
+      {"bool", nb::dtype<bool>()},       {"int8", nb::dtype<int8_t>()},
+      {"int16", nb::dtype<int16_t>()},   {"int32", nb::dtype<int32_t>()},
+      {"int64", nb::dtype<int64_t>()},   {"uint8", nb::dtype<uint8_t>()},
+      {"uint16", nb::dtype<uint16_t>()}, {"uint32", nb::dtype<uint32_t>()},
+      {"uint64", nb::dtype<uint64_t>()}, {"float32", nb::dtype<float>()},
+      {"float64", nb::dtype<double>()}};
+  for (const Known &K : Types)
+    if (Name == K.Name)
+      return K.Type;
+  throw nb::value_error(("Array: dtype '" + Name +
+                         "' is not one of bool, int8, int16, int32, int64, "
+                         "uint8, uint16, uint32, uint64, float32, float64")
+                            .c_str());
+}
+
+/// An array qdc owns (module.Array): zero-filled device memory of the
+/// current device (or the one given), passed to kernels without a copy
+/// (through DLPack), freed with its Python object.
+struct ArrayRef : BufferRef {
+  void *Data = nullptr;
+  uint64_t Generation = 0;
+  int Device = QDRT_CURRENT_DEVICE;
+
+  ArrayRef(nb::handle ShapeArg, const std::string &DtypeName,
+           nb::handle OnDevice) {
+    What = "Array";
+    Dtype = parseDtype(DtypeName);
+    std::vector<int64_t> Extents;
+    for (nb::handle E : nb::iter(ShapeArg))
+      Extents.push_back(nb::cast<int64_t>(E));
+    size_t Elements = qd::detail::checked_size(
+        Extents.data(), int(Extents.size()), size_t(Dtype.bits / 8));
+    for (int64_t E : Extents)
+      Shape.push_back(size_t(E));
+    Bytes = Elements * size_t(Dtype.bits / 8);
+    int On = OnDevice.is_none() ? QDRT_CURRENT_DEVICE : nb::cast<int>(OnDevice);
+    Data = qd::detail::allocate_on(Bytes, On, Generation, Device);
+  }
+  ~ArrayRef() override { qd::detail::deallocate(Data, Generation); }
+  ArrayRef(const ArrayRef &) = delete;
+  ArrayRef &operator=(const ArrayRef &) = delete;
+
+  void *address() const override { return Data; }
+  int device() const override {
+    return Device == QDRT_CURRENT_DEVICE ? qd::current_device() : Device;
   }
 };
 
@@ -748,7 +814,7 @@ void def_field(nb::module_ M, const char *Name, qd::Field<T, Dims...> &F) {
   static_assert(std::is_arithmetic_v<typename E::Scalar>,
                 "a field of structs has no Python form");
   detail::FieldRef Ref;
-  Ref.Name = Name;
+  Ref.What = std::string("field '") + Name + "'";
   Ref.Dtype = nb::dtype<typename E::Scalar>();
   Ref.Shape = {size_t(Dims)...};
   for (int I = 0; I < E::Rank; ++I)
@@ -799,44 +865,57 @@ inline void define_runtime(nb::module_ M) {
              nb::call_guard<nb::gil_scoped_release>())
         .def("query", &qd::Event::query)
         .def("destroy", &qd::Event::destroy);
-    nb::class_<FieldRef>(M, "Field", "A field of a qdc module.")
-        .def("to_numpy", &FieldRef::toNumpy,
-             "A copy of the field in a NumPy array.")
-        .def("from_numpy", &FieldRef::fromNumpy, nb::arg("array"),
-             "Copies a host array of the field's dtype and shape into it.")
+    using detail::ArrayRef;
+    using detail::BufferRef;
+    nb::class_<BufferRef>(M, "Buffer",
+                          "Device memory: a field, or an Array qdc owns.")
+        .def("to_numpy", &BufferRef::toNumpy,
+             "A copy of the memory in a NumPy array.")
+        .def("from_numpy", &BufferRef::fromNumpy, nb::arg("array"),
+             "Copies a host array of the same dtype and shape into it.")
         .def(
             "array",
-            [](nb::handle_t<FieldRef> Self) {
-              return nb::inst_ptr<FieldRef>(Self)->array(Self);
+            [](nb::handle_t<BufferRef> Self) {
+              return nb::inst_ptr<BufferRef>(Self)->array(Self);
             },
-            "The field's memory as a DLPack array, without a copy.")
+            "The memory as a DLPack array, without a copy.")
         .def("__dlpack__",
-             [](nb::handle_t<FieldRef> Self, nb::kwargs Kw) {
+             [](nb::handle_t<BufferRef> Self, nb::kwargs Kw) {
                nb::object A =
-                   nb::cast(nb::inst_ptr<FieldRef>(Self)->array(Self));
+                   nb::cast(nb::inst_ptr<BufferRef>(Self)->array(Self));
                return A.attr("__dlpack__")(**Kw);
              })
         .def("__dlpack_device__",
-             [](nb::handle_t<FieldRef> Self) {
+             [](nb::handle_t<BufferRef> Self) {
                nb::object A =
-                   nb::cast(nb::inst_ptr<FieldRef>(Self)->array(Self));
+                   nb::cast(nb::inst_ptr<BufferRef>(Self)->array(Self));
                return A.attr("__dlpack_device__")();
              })
         .def_prop_ro("shape",
-                     [](const FieldRef &F) {
+                     [](const BufferRef &B) {
                        nb::list L;
-                       for (size_t S : F.Shape)
+                       for (size_t S : B.Shape)
                          L.append(S);
                        return nb::tuple(L);
                      })
-        .def_ro("name", &FieldRef::Name);
+        .def_prop_ro("device", &BufferRef::device);
+    nb::class_<FieldRef, BufferRef>(M, "Field", "A field of a qdc module.")
+        .def_ro("name", &FieldRef::What);
+    nb::class_<ArrayRef, BufferRef>(
+        M, "Array",
+        "Zero-filled device memory qdc owns, passed to kernels without a copy.")
+        .def(nb::init<nb::handle, const std::string &, nb::handle>(),
+             nb::arg("shape"), nb::arg("dtype") = "float32",
+             nb::arg("device").none() = nb::none());
     nb::exception<qd::Error>(M, "Error");
     // Kept with the shared types, for the modules imported after this one.
     nb::type<qd::Stream>().attr("_qd_error") = M.attr("Error");
   } else {
     M.attr("Stream") = nb::type<qd::Stream>();
     M.attr("Event") = nb::type<qd::Event>();
+    M.attr("Buffer") = nb::type<detail::BufferRef>();
     M.attr("Field") = nb::type<FieldRef>();
+    M.attr("Array") = nb::type<detail::ArrayRef>();
     M.attr("Error") = nb::type<qd::Stream>().attr("_qd_error");
   }
   M.def(

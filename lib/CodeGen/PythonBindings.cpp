@@ -63,7 +63,7 @@ static bool isRuntimeName(llvm::StringRef Name) {
   for (llvm::StringRef R :
        {"init", "current_arch", "current_device", "device_count", "set_device",
         "sync", "reset", "set_random_seed", "create_stream", "create_event",
-        "elapsed_ms", "Stream", "Event", "Field", "Error"})
+        "elapsed_ms", "Stream", "Event", "Field", "Array", "Buffer", "Error"})
     if (Name == R)
       return true;
   return false;

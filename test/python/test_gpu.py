@@ -99,6 +99,17 @@ class TorchTensors(unittest.TestCase):
                                       np.arange(64, dtype=np.float32) * 2)
         np.testing.assert_array_equal(pk.points.to_numpy()[4], [4, 5, 6])
 
+    def test_qdc_array_with_torch(self):
+        a = pk.Array((1000,), "float32")
+        self.assertEqual(a.device, 0)
+        x = torch.arange(1000, dtype=torch.float32, device="cuda")
+        pk.axpy(a, x, 2.0)
+        t = torch.from_dlpack(a)  # the same device memory
+        self.assertTrue(t.is_cuda)
+        np.testing.assert_array_equal(t.cpu().numpy(),
+                                      2 * np.arange(1000, dtype=np.float32))
+        np.testing.assert_array_equal(a.to_numpy(), t.cpu().numpy())
+
     def test_wrong_device(self):
         y = torch.zeros(8, device="cuda")
         x = torch.ones(8)  # on the host

@@ -129,6 +129,34 @@ class KernelCalls(unittest.TestCase):
         pk.sync()
         np.testing.assert_array_equal(y, 2 * w)
 
+    def test_qdc_arrays(self):
+        # An Array qdc owns: zero-filled, passed to kernels without a copy,
+        # seen by NumPy through DLPack, copied to and from NumPy.
+        y = pk.Array((100,), "float32")
+        self.assertEqual(y.shape, (100,))
+        np.testing.assert_array_equal(y.to_numpy(), np.zeros(100, np.float32))
+        x = np.arange(100, dtype=np.float32)
+        pk.axpy(y, x, 3.0)
+        pk.sync()
+        np.testing.assert_array_equal(y.to_numpy(), 3 * x)
+        view = np.from_dlpack(y)  # the same memory
+        pk.axpy(y, x, 1.0)
+        pk.sync()
+        np.testing.assert_array_equal(view, 4 * x)
+        m = pk.Array((3, 5), "int32")
+        pk.index_2d(m, False)
+        pk.sync()
+        i, j = np.meshgrid(np.arange(3), np.arange(5), indexing="ij")
+        np.testing.assert_array_equal(m.to_numpy(), i * 100 + j)
+        m.from_numpy(np.ones((3, 5), np.int32))
+        np.testing.assert_array_equal(m.to_numpy(), np.ones((3, 5)))
+        with self.assertRaises(TypeError):
+            pk.axpy(pk.Array((100,), "float64"), x, 1.0)
+        with self.assertRaises(ValueError):
+            pk.Array((4,), "complex64")
+        with self.assertRaises(pk.Error):
+            pk.Array((-1,), "float32")
+
     def test_assert_raises_module_error(self):
         x = np.array([1, 2, 30, 4], np.int32)
         with self.assertRaises(pk.Error) as cm:
