@@ -63,7 +63,8 @@ static bool isRuntimeName(llvm::StringRef Name) {
   for (llvm::StringRef R :
        {"init", "current_arch", "current_device", "device_count", "set_device",
         "sync", "reset", "set_random_seed", "create_stream", "create_event",
-        "elapsed_ms", "Stream", "Event", "Field", "Array", "Buffer", "Error"})
+        "elapsed_ms", "register_torch_ops", "_dlpack_c_exchange", "Stream",
+        "Event", "Field", "Array", "Buffer", "Error"})
     if (Name == R)
       return true;
   return false;
@@ -77,6 +78,9 @@ void qdc::checkPythonForms(const Module &M, DiagEngine &Diags) {
         !hasValueForm(M, K.ReturnType))
       Diags.report(DiagID::err_python_form, K.Loc)
           << "the return value" << ("kernel '" + K.Name + "'") << K.ReturnType;
+    for (const Param &P : K.Params)
+      if (P.Name == "stream")
+        Diags.report(DiagID::err_python_stream_param, P.Loc) << K.Name;
     for (const Param &P : K.Params)
       if (P.Kind == ParamKind::Scalar ? !hasValueForm(M, P.ElemRecord)
                                       : !hasPythonForm(P.ElemRecord))
@@ -94,14 +98,18 @@ void qdc::checkPythonForms(const Module &M, DiagEngine &Diags) {
   }
 }
 
-std::string qdc::getPythonModuleName(llvm::StringRef Namespace) {
+/// A qualified C++ name as one Python identifier: its parts joined by
+/// `_` ("a::b" is "a_b"; a leading "::" or an empty scope adds nothing).
+static std::string joinScope(llvm::StringRef Qualified) {
   std::string Out;
-  for (char C : Namespace)
-    Out += C == ':' ? '_' : C;
-  // "a::b" became "a__b"; one underscore between the parts.
-  while (Out.find("__") != std::string::npos)
-    Out.replace(Out.find("__"), 2, "_");
+  for (llvm::StringRef Part : llvm::split(Qualified, "::"))
+    if (!Part.empty())
+      Out += (Out.empty() ? "" : "_") + Part.str();
   return Out;
+}
+
+std::string qdc::getPythonModuleName(llvm::StringRef Namespace) {
+  return joinScope(Namespace);
 }
 
 /// Adds the parameters that S (and the statements in it) writes.
@@ -211,12 +219,7 @@ private:
     for (size_t I = 0; I < Written.size(); ++I)
       OS << (I ? ", " : "") << '"' << Written[I] << '"';
     // The torch.library op's name: the kernel's, after its namespaces.
-    std::string OpName = K.Scope + "::" + K.Name;
-    std::string Op;
-    for (llvm::StringRef Part : llvm::split(llvm::StringRef(OpName), "::"))
-      if (!Part.empty())
-        Op += (Op.empty() ? "" : "_") + Part.str();
-    OS << "}, \"" << Op << "\");\n";
+    OS << "}, \"" << joinScope(K.Scope + "::" + K.Name) << "\");\n";
   }
 
   void emitField(const Field &F) {
