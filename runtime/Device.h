@@ -7,8 +7,7 @@
 // The small interface every backend implements: streams,
 // events, modules, launches, memory. Fork/join, the stream pool and the
 // public API are written once above it. Handles are opaque; on the CPU
-// backend event handles are null, stream handles are tokens, and their
-// calls do nothing.
+// backend they are the CPU device's own streams and event tokens.
 // Every failure throws qd::Error naming the call.
 //
 //===----------------------------------------------------------------------===//
@@ -22,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,10 +79,11 @@ public:
     throw qd::Error(std::string("qd::enable_peer_access: the ") +
                     arch_name(arch()) + " backend has one device");
   }
-  /// True when launch() runs the task to completion on host threads, each
-  /// running its chunk with qd::detail::cpu_assert_record_ set to the
-  /// launching thread's (the CPU backend): a launch's assertions then have
-  /// a record of their own. GPUs have the module's global record only.
+  /// True when the task a launch() queues runs on host threads, each
+  /// running its chunk with qd::detail::cpu_assert_record_ set to what the
+  /// launching thread had when it queued it (the CPU backend): a launch's
+  /// assertions then have a record of their own. GPUs have the module's
+  /// global record only.
   virtual bool hasLaunchRecords() const { return false; }
 
   virtual Handle createStream() = 0;
@@ -91,6 +92,16 @@ public:
   virtual Handle getNativeStream(Handle Stream) const { return Stream; }
   virtual void destroyStream(Handle Stream) = 0;
   virtual void synchronizeStream(Handle Stream) = 0;
+  /// Waits for the work of every stream before the device goes (GPUs: the
+  /// default stream's; their driver waits for the rest).
+  virtual void waitIdle() { synchronizeStream(nullptr); }
+  /// Runs Fn on a host thread after the work queued on Stream before it,
+  /// and before the work queued after it. By default it waits for Stream
+  /// and runs Fn on the calling thread.
+  virtual void hostCall(Handle Stream, std::function<void()> Fn) {
+    synchronizeStream(Stream);
+    Fn();
+  }
 
   virtual Handle createEvent(bool Timing) = 0;
   /// What qd::Event::handle() shows for Event: the driver's event on a

@@ -25,6 +25,7 @@
 
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <vector>
 
 using namespace qd::rt;
@@ -175,7 +176,7 @@ static void launchWithRecord(DeviceContext &DC, const qdrt_module_desc &Desc,
                              const LoadedModule &LM, uint32_t Kernel,
                              const void *Args, const uint64_t *Iterations,
                              Handle LaunchStream, void *Result,
-                             qdrt_assert_record *LaunchRecord);
+                             const std::shared_ptr<qdrt_assert_record> &Record);
 
 void qd::rt::launchKernel(DeviceContext &DC, const qdrt_module_desc &Desc,
                           const LoadedModule &LM, uint32_t Kernel,
@@ -190,31 +191,33 @@ void qd::rt::launchKernel(DeviceContext &DC, const qdrt_module_desc &Desc,
     return;
   }
   // The CPU: this launch's own record, which the CPU device gives each
-  // thread running one of its chunks. The work is done when the launch
-  // returns; a failure is the launch stream's pending error.
-  qdrt_assert_record Record{};
-  try {
-    CpuRecordScope Scope(&Record);
-    launchWithRecord(DC, Desc, LM, Kernel, Args, Iterations, LaunchStream,
-                     Result, &Record);
-  } catch (...) {
-    if (Record.failed) {
-      nameKernel(Record, Desc);
-      DC.park(LaunchStream, Record);
-    }
-    throw;
-  }
-  if (Record.failed) {
-    nameKernel(Record, Desc);
-    DC.park(LaunchStream, Record);
-  }
+  // chunk of the tasks queued while it is this thread's.
+  auto Record = std::make_shared<qdrt_assert_record>();
+  CpuRecordScope Scope(Record.get());
+  launchWithRecord(DC, Desc, LM, Kernel, Args, Iterations, LaunchStream,
+                   Result, Record);
+}
+
+/// After the work queued on LaunchStream so far (a launch's tasks, joined):
+/// a failure in Record becomes the stream's pending error. Record lives
+/// until then.
+static void parkWhenDone(DeviceContext &DC, const qdrt_module_desc &Desc,
+                         Handle LaunchStream,
+                         std::shared_ptr<qdrt_assert_record> Record) {
+  DC.device().hostCall(LaunchStream, [&DC, &Desc, LaunchStream, Record] {
+    if (!Record->failed)
+      return;
+    qdrt_assert_record R = *Record;
+    nameKernel(R, Desc);
+    DC.park(LaunchStream, R);
+  });
 }
 
 static void launchWithRecord(DeviceContext &DC, const qdrt_module_desc &Desc,
                              const LoadedModule &LM, uint32_t Kernel,
                              const void *Args, const uint64_t *Iterations,
                              Handle LaunchStream, void *Result,
-                             qdrt_assert_record *LaunchRecord) {
+                             const std::shared_ptr<qdrt_assert_record> &Record) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = DC.device();
   if ((K.flags & QDRT_KERNEL_GRAPH) && D.canUpdateGraphs() &&
@@ -224,12 +227,21 @@ static void launchWithRecord(DeviceContext &DC, const qdrt_module_desc &Desc,
     return;
   }
   ScalarBlock Scalars(D, K, Args, LaunchStream);
-  if (K.num_loops)
-    runLoopsOnHost(DC, Desc, LM, Kernel, Scalars.args(Args), Iterations,
-                   LaunchStream, LaunchRecord);
-  else
-    launchTasks(DC, Desc, LM, Kernel, Scalars.args(Args), Iterations,
-                LaunchStream, 0, K.num_tasks);
+  try {
+    if (K.num_loops)
+      runLoopsOnHost(DC, Desc, LM, Kernel, Scalars.args(Args), Iterations,
+                     LaunchStream, Record.get());
+    else
+      launchTasks(DC, Desc, LM, Kernel, Scalars.args(Args), Iterations,
+                  LaunchStream, 0, K.num_tasks);
+  } catch (...) {
+    // What was queued may still fail; the error of this call comes first.
+    if (Record)
+      parkWhenDone(DC, Desc, LaunchStream, Record);
+    throw;
+  }
+  if (Record)
+    parkWhenDone(DC, Desc, LaunchStream, Record);
   if (Result) {
     D.copyToHost(Result, Scalars.memory() + K.result_offset, K.result_size,
                  LaunchStream);

@@ -132,7 +132,7 @@ DeviceContext::DeviceContext(std::unique_ptr<Device> Dev, int Ordinal,
 
 DeviceContext::~DeviceContext() {
   try {
-    D->synchronizeStream(nullptr);
+    D->waitIdle();
   } catch (const qd::Error &) {
   }
   if (ZeroStream)
@@ -411,7 +411,8 @@ void DeviceContext::park(Handle Stream, const qdrt_assert_record &Record) {
 void DeviceContext::checkAsserts(const char *What, Handle Stream, uint64_t Mark,
                                  bool Forget) {
   std::vector<std::pair<const qdrt_module *, const LoadedModule *>> Records;
-  {
+  if (!D->hasLaunchRecords()) {
+    // (The CPU's launches park their own failures.)
     std::lock_guard<std::mutex> Lock(ModulesMutex);
     for (auto &[M, LM] : Modules)
       if (LM->AssertRecord)

@@ -5,126 +5,37 @@
 // See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Tasks run on the host when they are launched, split across a
-// pool of std::threads; launch returns when the task is done. Events have
-// handle 0 and stream and event calls do nothing, so code written for GPUs
-// runs unchanged; each stream is a distinct token (qd::Stream::handle()
-// still says 0), so that errors belong to the stream whose work failed.
-// Stream-parallel groups run one after another in source order. Fields
-// live in the module's own host storage. Each thread that runs a chunk of
-// a launch writes failed assertions to the launching thread's record
-// (qd::detail::cpu_assert_record_).
+// Streams are in-order queues run on oneTBB (CpuStreams.h): a launch,
+// copy or fill on a stream is queued and returns at once, and work on
+// different streams runs at the same time, so the groups of a
+// stream-parallel kernel run concurrently. Events order streams as on a
+// GPU; qd::Stream::handle() and qd::Event::handle() say 0 (no driver
+// object). A launch's iterations are split into chunks that the pool's
+// free threads run. Fields live in the module's own host storage. Each
+// chunk of a launch writes failed assertions to the record the launching
+// thread had when it queued it (qd::detail::cpu_assert_record_).
 //
 //===----------------------------------------------------------------------===//
 
 #include "../Device.h"
+#include "CpuStreams.h"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <mutex>
 #include <thread>
-
-#include <unistd.h>
 #include <unordered_map>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace qd::rt;
 
 __thread qdrt_assert_record *qd::detail::cpu_assert_record_ = nullptr;
 
 namespace {
-
-/// A fixed set of worker threads running one parallel-for at a time.
-class ThreadPool {
-public:
-  explicit ThreadPool(unsigned Threads) {
-    for (unsigned I = 1; I < Threads; ++I)
-      Workers.emplace_back([this] { work(); });
-  }
-  ~ThreadPool() {
-    {
-      std::lock_guard<std::mutex> Lock(Mutex);
-      Stopping = true;
-    }
-    Wake.notify_all();
-    for (std::thread &T : Workers)
-      T.join();
-  }
-
-  unsigned size() const { return static_cast<unsigned>(Workers.size()) + 1; }
-
-  /// Runs Fn(begin, end) over [0, N) in chunks on every thread, the caller's
-  /// included, or in MaxThreads chunks when that is not 0 (so that at most
-  /// MaxThreads threads run it); returns when all chunks are done.
-  void parallelFor(uint64_t N, unsigned MaxThreads,
-                   const std::function<void(uint64_t, uint64_t)> &Fn) {
-    std::lock_guard<std::mutex> Serial(LaunchMutex);
-    uint64_t Chunks = std::min<uint64_t>(N, MaxThreads ? uint64_t(MaxThreads)
-                                                       : uint64_t(size()) * 4);
-    {
-      std::lock_guard<std::mutex> Lock(Mutex);
-      Job = &Fn;
-      Total = N;
-      NumChunks = Chunks;
-      NextChunk = 0;
-      Pending = Chunks;
-      ++Round;
-    }
-    Wake.notify_all();
-    runChunks();
-    std::unique_lock<std::mutex> Lock(Mutex);
-    Done.wait(Lock, [&] { return Pending == 0; });
-    Job = nullptr;
-  }
-
-private:
-  void runChunks() {
-    for (;;) {
-      uint64_t C;
-      const std::function<void(uint64_t, uint64_t)> *Fn;
-      {
-        std::lock_guard<std::mutex> Lock(Mutex);
-        if (!Job || NextChunk >= NumChunks)
-          return;
-        C = NextChunk++;
-        Fn = Job;
-      }
-      uint64_t Begin = Total * C / NumChunks, End = Total * (C + 1) / NumChunks;
-      (*Fn)(Begin, End);
-      std::lock_guard<std::mutex> Lock(Mutex);
-      if (--Pending == 0)
-        Done.notify_all();
-    }
-  }
-
-  void work() {
-    uint64_t Seen = 0;
-    for (;;) {
-      {
-        std::unique_lock<std::mutex> Lock(Mutex);
-        Wake.wait(Lock, [&] { return Stopping || Round != Seen; });
-        if (Stopping)
-          return;
-        Seen = Round;
-      }
-      runChunks();
-    }
-  }
-
-  std::vector<std::thread> Workers;
-  std::mutex LaunchMutex; // one parallel-for at a time
-  std::mutex Mutex;
-  std::condition_variable Wake, Done;
-  const std::function<void(uint64_t, uint64_t)> *Job = nullptr;
-  uint64_t Total = 0, NumChunks = 0, NextChunk = 0, Pending = 0, Round = 0;
-  bool Stopping = false;
-};
 
 unsigned threadCount() {
   if (const char *Env = std::getenv("QD_CPU_THREADS"))
@@ -135,11 +46,13 @@ unsigned threadCount() {
 
 class CpuDevice final : public Device {
 public:
-  CpuDevice() : Pool(threadCount()) {}
+  CpuDevice() : Queues(threadCount()) {}
+  /// Runs what the streams hold before anything goes.
+  ~CpuDevice() override { Queues.waitAll(); }
 
   qd::Arch arch() const override { return qd::Arch::cpu; }
   std::string describe() const override {
-    return "host CPU (" + std::to_string(Pool.size()) + " threads)";
+    return "host CPU (" + std::to_string(Queues.threads()) + " threads)";
   }
   Properties properties() const override {
     long Pages = sysconf(_SC_PHYS_PAGES), Page = sysconf(_SC_PAGE_SIZE);
@@ -148,21 +61,21 @@ public:
   }
   bool hasLaunchRecords() const override { return true; }
 
-  /// A token, never 0 (the default stream), never reused.
-  Handle createStream() override {
-    return reinterpret_cast<Handle>(
-        uintptr_t(NextStream.fetch_add(1, std::memory_order_relaxed)));
-  }
+  Handle createStream() override { return Queues.create(); }
   Handle getNativeStream(Handle) const override { return nullptr; }
-  void destroyStream(Handle) override {}
-  void synchronizeStream(Handle) override {}
+  void destroyStream(Handle S) override { Queues.destroy(stream(S)); }
+  void synchronizeStream(Handle S) override { Queues.synchronize(stream(S)); }
+  void waitIdle() override { Queues.waitAll(); }
+  void hostCall(Handle S, std::function<void()> Fn) override {
+    Queues.enqueue(stream(S), std::move(Fn));
+  }
 
-  /// A token, as streams are; its record is the host time of its last
-  /// record (work is done when its launch returns), or none.
+  /// A token; its latest record is a marker of the stream it was recorded
+  /// on (none until then).
   Handle createEvent(bool) override {
     std::lock_guard<std::mutex> Lock(EventsMutex);
     Handle E = reinterpret_cast<Handle>(uintptr_t(NextEvent++));
-    Events[E] = -1.0;
+    Events[E] = nullptr;
     return E;
   }
   Handle getNativeEvent(Handle) const override { return nullptr; }
@@ -170,24 +83,24 @@ public:
     std::lock_guard<std::mutex> Lock(EventsMutex);
     Events.erase(E);
   }
-  void recordEvent(Handle E, Handle) override {
-    using namespace std::chrono;
-    double Now =
-        duration<double, std::milli>(steady_clock::now().time_since_epoch())
-            .count();
+  void recordEvent(Handle E, Handle S) override {
+    cpu::Streams::EventMarker Mk = Queues.record(stream(S));
     std::lock_guard<std::mutex> Lock(EventsMutex);
-    Events[E] = Now;
+    Events[E] = std::move(Mk);
   }
-  void streamWaitEvent(Handle, Handle) override {}
-  void synchronizeEvent(Handle) override {}
-  bool queryEvent(Handle) override { return true; }
+  void streamWaitEvent(Handle S, Handle E) override {
+    Queues.wait(stream(S), marker(E));
+  }
+  void synchronizeEvent(Handle E) override { Queues.waitHost(marker(E)); }
+  bool queryEvent(Handle E) override { return Queues.reached(marker(E)); }
   float elapsedMs(Handle Start, Handle End) override {
-    std::lock_guard<std::mutex> Lock(EventsMutex);
-    auto S = Events.find(Start), E = Events.find(End);
-    if (S == Events.end() || E == Events.end() || S->second < 0 ||
-        E->second < 0)
+    cpu::Streams::EventMarker S = marker(Start), E = marker(End);
+    if (!S || !E)
       throw qd::Error("qd::elapsed_ms: an event was never recorded");
-    return static_cast<float>(E->second - S->second);
+    if (!Queues.reached(S) || !Queues.reached(E))
+      throw qd::Error("qd::elapsed_ms: an event's work has not run yet "
+                      "(synchronize the event first)");
+    return static_cast<float>(E->Ms - S->Ms);
   }
 
   Handle loadModule(const qdrt_module_desc &M) override {
@@ -207,30 +120,22 @@ public:
     return F.host_data;
   }
 
+  /// Queued with a copy of the arguments and the calling thread's
+  /// assertion record (the launch's), which every chunk writes to.
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
-              const void *Args, size_t, Handle) override {
+              const void *Args, size_t ArgSize, Handle S) override {
+    if (Iterations == QDRT_DEVICE_TRIP && !T.cpu_trip)
+      throw qd::Error(std::string("launch: task '") + T.name +
+                      "' computes its range when it starts but has no "
+                      "CPU trip function");
     auto Task = reinterpret_cast<qdrt_cpu_task_fn>(Fn);
-    // The launch's assertion record, for the pool's threads too.
-    qdrt_assert_record *Record = qd::detail::cpu_assert_record_;
-    if (Iterations == QDRT_DEVICE_TRIP) {
-      // The earlier tasks have run: the range reads what they wrote.
-      if (!T.cpu_trip)
-        throw qd::Error(std::string("launch: task '") + T.name +
-                        "' computes its range when it starts but has no "
-                        "CPU trip function");
-      Iterations = T.cpu_trip(Args);
-      if (Iterations == 0)
-        return;
-    }
-    if (Iterations == 1) {
-      Task(Args, 0, 1);
-      return;
-    }
-    Pool.parallelFor(Iterations, T.cpu_threads,
-                     [&](uint64_t Begin, uint64_t End) {
-                       CpuRecordScope Scope(Record);
-                       Task(Args, Begin, End);
-                     });
+    std::vector<char> Block(static_cast<const char *>(Args),
+                            static_cast<const char *>(Args) + ArgSize);
+    Queues.enqueue(stream(S), [this, Task, &T, Iterations,
+                               Record = qd::detail::cpu_assert_record_,
+                               Block = std::move(Block)]() {
+      run(Task, T, Iterations, Block.data(), Record);
+    });
   }
 
   void *allocate(size_t Bytes) override {
@@ -247,31 +152,81 @@ public:
                       std::to_string(Bytes) + " bytes");
     return P;
   }
-  void deallocate(void *P) override { std::free(P); }
-  void copyToDevice(void *Dst, const void *Src, size_t Bytes, Handle) override {
-    std::memcpy(Dst, Src, Bytes);
+  /// After every stream's work, which may still use it (as cuMemFree).
+  void deallocate(void *P) override {
+    Queues.waitAll();
+    std::free(P);
   }
-  void copyToHost(void *Dst, const void *Src, size_t Bytes, Handle) override {
-    std::memcpy(Dst, Src, Bytes);
+  void deallocateAsync(void *P, Handle S) override {
+    Queues.enqueue(stream(S), [P] { std::free(P); });
+  }
+  void copyToDevice(void *Dst, const void *Src, size_t Bytes,
+                    Handle S) override {
+    Queues.run(stream(S), [&] { std::memcpy(Dst, Src, Bytes); });
+  }
+  void copyToHost(void *Dst, const void *Src, size_t Bytes,
+                  Handle S) override {
+    Queues.run(stream(S), [&] { std::memcpy(Dst, Src, Bytes); });
+  }
+  void copyToDeviceAsync(void *Dst, const void *Src, size_t Bytes,
+                         Handle S) override {
+    copyOnDevice(Dst, Src, Bytes, S);
+  }
+  void copyToHostAsync(void *Dst, const void *Src, size_t Bytes,
+                       Handle S) override {
+    copyOnDevice(Dst, Src, Bytes, S);
   }
   void copyOnDevice(void *Dst, const void *Src, size_t Bytes,
-                    Handle) override {
-    std::memcpy(Dst, Src, Bytes);
+                    Handle S) override {
+    Queues.enqueue(stream(S), [=] { std::memcpy(Dst, Src, Bytes); });
   }
   void memset(void *Dst, uint32_t Word, unsigned WordBytes, size_t Count,
-              Handle) override {
-    if (WordBytes == 1)
-      std::memset(Dst, int(Word & 0xff), Count);
-    else
-      memsetHost(Dst, Word, WordBytes, Count);
+              Handle S) override {
+    Queues.enqueue(stream(S), [=] {
+      if (WordBytes == 1)
+        std::memset(Dst, int(Word & 0xff), Count);
+      else
+        memsetHost(Dst, Word, WordBytes, Count);
+    });
   }
 
 private:
-  ThreadPool Pool;
-  std::atomic<uintptr_t> NextStream{1};
+  cpu::Stream *stream(Handle S) {
+    return S ? static_cast<cpu::Stream *>(S) : Queues.defaultStream();
+  }
+  cpu::Streams::EventMarker marker(Handle E) {
+    std::lock_guard<std::mutex> Lock(EventsMutex);
+    auto It = Events.find(E);
+    return It == Events.end() ? nullptr : It->second;
+  }
+
+  /// One launch, on a thread of the pool (or a caller that waits for it).
+  void run(qdrt_cpu_task_fn Task, const qdrt_task_desc &T, uint64_t Iterations,
+           const void *Args, qdrt_assert_record *Record) {
+    CpuRecordScope Scope(Record);
+    if (Iterations == QDRT_DEVICE_TRIP) {
+      // The earlier tasks have run: the range reads what they wrote.
+      Iterations = T.cpu_trip(Args);
+      if (Iterations == 0)
+        return;
+    }
+    if (Iterations == 1) {
+      Task(Args, 0, 1);
+      return;
+    }
+    uint64_t Chunks =
+        T.cpu_threads ? uint64_t(T.cpu_threads) : uint64_t(Queues.threads()) * 4;
+    Queues.parallelFor(Iterations, Chunks, [&](uint64_t Begin, uint64_t End) {
+      CpuRecordScope Chunk(Record);
+      Task(Args, Begin, End);
+    });
+  }
+
+  cpu::Streams Queues;
   std::mutex EventsMutex;
   uintptr_t NextEvent = 1;
-  std::unordered_map<Handle, double> Events; ///< ms of the last record; -1
+  /// Each event's latest record; null until recorded.
+  std::unordered_map<Handle, cpu::Streams::EventMarker> Events;
 };
 
 } // namespace

@@ -1,0 +1,237 @@
+//===- CpuStreams.cpp - Stream-ordered work on oneTBB ---------------------===//
+//
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
+
+#include "CpuStreams.h"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+
+#include <chrono>
+
+using namespace qd::rt::cpu;
+
+static double nowMs() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The arena's threads are all oneTBB workers (no slot is kept for the
+// threads that call in), and oneTBB starts no more workers than
+// max_allowed_parallelism - 1: raised so that Threads workers exist.
+Streams::Streams(unsigned Threads)
+    : Threads(Threads),
+      Workers(oneapi::tbb::global_control::max_allowed_parallelism,
+              Threads + 1),
+      Arena(static_cast<int>(Threads), /*reserved_for_masters=*/0),
+      Default(std::make_shared<Stream>()) {}
+
+Streams::~Streams() {
+  waitAll();
+  Lock L(M);
+  Changed.wait(L, [&] { return DrainTasks == 0; });
+}
+
+Stream *Streams::create() {
+  auto S = std::make_shared<Stream>();
+  Lock L(M);
+  Made.emplace(S.get(), S);
+  return S.get();
+}
+
+void Streams::destroy(Stream *S) {
+  Lock L(M);
+  settle(*S, L);
+  Made.erase(S);
+}
+
+void Streams::schedule(const std::shared_ptr<Stream> &S) {
+  S->Now = Stream::State::Scheduled;
+  ++DrainTasks;
+  Arena.enqueue([this, S] {
+    Lock L(M);
+    if (S->Now == Stream::State::Scheduled) {
+      S->Now = Stream::State::Running;
+      drain(*S, L);
+    }
+    --DrainTasks;
+    Changed.notify_all();
+  });
+}
+
+void Streams::drain(Stream &S, Lock &L) {
+  while (!S.Queue.empty()) {
+    Stream::Item &Front = S.Queue.front();
+    if (Front.WaitFor) {
+      if (!Front.WaitFor->Reached) {
+        S.Now = Stream::State::Waiting;
+        Front.WaitFor->Waiters.push_back(&S);
+        return;
+      }
+      S.Queue.pop_front();
+      continue;
+    }
+    if (Front.Record) {
+      std::shared_ptr<Marker> Mk = std::move(Front.Record);
+      S.Queue.pop_front();
+      reach(*Mk);
+      continue;
+    }
+    std::function<void()> Work = std::move(Front.Work);
+    S.Queue.pop_front();
+    L.unlock();
+    std::exception_ptr Failed;
+    try {
+      Work();
+    } catch (...) {
+      Failed = std::current_exception();
+    }
+    Work = nullptr; // what it holds goes before the lock is taken
+    L.lock();
+    if (Failed && !S.Error)
+      S.Error = Failed;
+  }
+  S.Now = Stream::State::Idle;
+  Changed.notify_all();
+}
+
+void Streams::reach(Marker &Mk) {
+  Mk.Reached = true;
+  Mk.Ms = nowMs();
+  for (Stream *W : Mk.Waiters)
+    schedule(W->shared_from_this());
+  Mk.Waiters.clear();
+  Changed.notify_all();
+}
+
+void Streams::settle(Stream &S, Lock &L) {
+  for (;;) {
+    if (S.Now == Stream::State::Idle)
+      return;
+    if (S.Now == Stream::State::Scheduled) {
+      // Its drain task has not started: run its work here.
+      S.Now = Stream::State::Running;
+      drain(S, L);
+      continue;
+    }
+    Changed.wait(L);
+  }
+}
+
+void Streams::enqueue(Stream *S, std::function<void()> Work) {
+  Lock L(M);
+  S->Queue.push_back({std::move(Work), nullptr, nullptr});
+  if (S->Now == Stream::State::Idle)
+    schedule(S->shared_from_this());
+}
+
+void Streams::run(Stream *S, const std::function<void()> &Work) {
+  Lock L(M);
+  if (S->Now != Stream::State::Idle) {
+    S->Queue.push_back({[&Work] { Work(); }, nullptr, nullptr});
+    settle(*S, L);
+    if (std::exception_ptr E = S->Error) {
+      S->Error = nullptr;
+      std::rethrow_exception(E);
+    }
+    return;
+  }
+  // Nothing before it: run it now, on this thread. Work other threads
+  // queue meanwhile waits behind it.
+  S->Now = Stream::State::Running;
+  L.unlock();
+  std::exception_ptr Failed;
+  try {
+    Work();
+  } catch (...) {
+    Failed = std::current_exception();
+  }
+  L.lock();
+  S->Now = Stream::State::Idle;
+  if (!S->Queue.empty())
+    schedule(S->shared_from_this());
+  Changed.notify_all();
+  if (Failed)
+    std::rethrow_exception(Failed);
+}
+
+void Streams::synchronize(Stream *S) {
+  Lock L(M);
+  settle(*S, L);
+  if (std::exception_ptr E = S->Error) {
+    S->Error = nullptr;
+    std::rethrow_exception(E);
+  }
+}
+
+void Streams::waitAll() {
+  Lock L(M);
+  std::vector<std::shared_ptr<Stream>> All{Default};
+  for (auto &[P, S] : Made)
+    All.push_back(S);
+  for (const std::shared_ptr<Stream> &S : All)
+    settle(*S, L);
+}
+
+Streams::EventMarker Streams::record(Stream *S) {
+  auto Mk = std::make_shared<Marker>();
+  Lock L(M);
+  S->Queue.push_back({nullptr, Mk, nullptr});
+  if (S->Now == Stream::State::Idle)
+    schedule(S->shared_from_this());
+  return Mk;
+}
+
+void Streams::wait(Stream *S, const EventMarker &Mk) {
+  if (!Mk)
+    return;
+  Lock L(M);
+  if (Mk->Reached)
+    return;
+  S->Queue.push_back({nullptr, nullptr, Mk});
+  if (S->Now == Stream::State::Idle) {
+    // It waits at once: no drain task until the marker is reached.
+    S->Now = Stream::State::Waiting;
+    Mk->Waiters.push_back(S);
+  }
+}
+
+void Streams::waitHost(const EventMarker &Mk) {
+  if (!Mk)
+    return;
+  Lock L(M);
+  Changed.wait(L, [&] { return Mk->Reached; });
+}
+
+bool Streams::reached(const EventMarker &Mk) {
+  if (!Mk)
+    return true;
+  Lock L(M);
+  return Mk->Reached;
+}
+
+void Streams::parallelFor(
+    uint64_t N, uint64_t Chunks,
+    const std::function<void(uint64_t, uint64_t)> &Body) {
+  Chunks = std::min(N, Chunks);
+  if (Chunks <= 1) {
+    if (N)
+      Body(0, N);
+    return;
+  }
+  Arena.execute([&] {
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range<uint64_t>(0, Chunks, 1),
+        [&](const oneapi::tbb::blocked_range<uint64_t> &R) {
+          for (uint64_t C = R.begin(); C != R.end(); ++C)
+            Body(N * C / Chunks, N * (C + 1) / Chunks);
+        },
+        oneapi::tbb::simple_partitioner());
+  });
+}

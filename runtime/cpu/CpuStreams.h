@@ -1,0 +1,140 @@
+//===- CpuStreams.h - Stream-ordered work on oneTBB -------------*- C++ -*-===//
+//
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The CPU backend's streams (DESIGN section 3.4): each stream is an in-order
+// queue of work, run asynchronously on one oneTBB task_arena shared by all
+// streams. A stream with work has one drain task in the arena, which runs
+// the stream's items in order until the queue is empty or its next item
+// waits for an event not yet reached; a stream that waits is resumed by the
+// item that reaches the event. Different streams run at the same time, and
+// a parallel loop in an item uses the arena's free threads.
+//
+// Events are records: Event::record puts a marker in a stream's queue, and a
+// wait (another stream's, or the host's) waits for the marker the event had
+// when the wait was issued, as cudaStreamWaitEvent does. A host thread that
+// waits for a stream whose drain has not started runs the stream's work
+// itself (oneTBB is slow to wake a sleeping worker for a caller that waits
+// at once).
+//
+// One mutex guards every queue and marker; work runs outside it. An item
+// that throws is the stream's error, rethrown by the stream's next
+// synchronize().
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDRT_CPU_CPUSTREAMS_H
+#define QDRT_CPU_CPUSTREAMS_H
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+
+namespace qd::rt::cpu {
+
+/// One record of an event: reached when its stream runs past it.
+struct Marker {
+  bool Reached = false;
+  double Ms = -1; ///< host time it was reached (steady clock)
+  std::vector<struct Stream *> Waiters;
+};
+
+/// An in-order queue of work.
+struct Stream : std::enable_shared_from_this<Stream> {
+  struct Item {
+    std::function<void()> Work;      ///< work to run, or:
+    std::shared_ptr<Marker> Record;  ///< a marker this item reaches, or
+    std::shared_ptr<Marker> WaitFor; ///< a marker to wait for
+  };
+  enum class State {
+    Idle,      ///< nothing queued, nothing running
+    Scheduled, ///< queued, with a drain task in the arena not yet started
+    Running,   ///< a thread is running its items
+    Waiting,   ///< its next item waits for a marker not yet reached
+  };
+  std::deque<Item> Queue;
+  State Now = State::Idle;
+  std::exception_ptr Error; ///< the first failure of its work
+};
+
+/// Streams and events over one task_arena.
+class Streams {
+public:
+  /// Threads: how many threads run work (the arena's concurrency).
+  explicit Streams(unsigned Threads);
+  /// Waits for every stream's work, then for the arena's tasks.
+  ~Streams();
+  Streams(const Streams &) = delete;
+  Streams &operator=(const Streams &) = delete;
+
+  unsigned threads() const { return Threads; }
+
+  /// The stream of handle 0 (the default stream), and made ones.
+  Stream *defaultStream() { return Default.get(); }
+  Stream *create();
+  /// Waits for S's work, then forgets it.
+  void destroy(Stream *S);
+
+  /// Queues Work on S; returns at once.
+  void enqueue(Stream *S, std::function<void()> Work);
+  /// Runs Work after S's queued work and waits for it: on the calling
+  /// thread, at once when S is idle.
+  void run(Stream *S, const std::function<void()> &Work);
+  /// Waits until S has run everything queued on it (running it on the
+  /// calling thread when its drain has not started); rethrows (and
+  /// forgets) the first error of its work.
+  void synchronize(Stream *S);
+  /// synchronize() of every stream, errors left in place.
+  void waitAll();
+
+  /// Events: a handle to the latest marker recorded for it.
+  using EventMarker = std::shared_ptr<Marker>;
+  /// Queues a new marker on S and returns it.
+  EventMarker record(Stream *S);
+  /// S waits for M (null: nothing to wait for).
+  void wait(Stream *S, const EventMarker &M);
+  /// The host waits for M.
+  void waitHost(const EventMarker &M);
+  bool reached(const EventMarker &M);
+
+  /// Runs Body(Begin, End) over [0, N) in Chunks chunks (at most N) on the
+  /// arena's threads, the caller's included; returns when all are done.
+  void parallelFor(uint64_t N, uint64_t Chunks,
+                   const std::function<void(uint64_t, uint64_t)> &Body);
+
+private:
+  using Lock = std::unique_lock<std::mutex>;
+  /// Gives S (Idle) a drain task. With M held.
+  void schedule(const std::shared_ptr<Stream> &S);
+  /// Runs S's items (S claimed: Running) until it is idle or waits. With M
+  /// held on entry and on return.
+  void drain(Stream &S, Lock &L);
+  /// Marks Mk reached and resumes the streams that wait for it. With M held.
+  void reach(Marker &Mk);
+  /// Waits (with L) until S is idle, running it here when no thread has.
+  void settle(Stream &S, Lock &L);
+
+  unsigned Threads;
+  oneapi::tbb::global_control Workers;
+  oneapi::tbb::task_arena Arena;
+  std::mutex M;
+  std::condition_variable Changed; ///< a stream went idle, a marker reached
+  std::shared_ptr<Stream> Default;
+  std::unordered_map<Stream *, std::shared_ptr<Stream>> Made;
+  unsigned DrainTasks = 0; ///< drain tasks in the arena, not yet returned
+};
+
+} // namespace qd::rt::cpu
+
+#endif // QDRT_CPU_CPUSTREAMS_H
