@@ -8,10 +8,7 @@
 
 #include "CpuStreams.h"
 
-#include <oneapi/tbb/blocked_range.h>
-#include <oneapi/tbb/parallel_for.h>
-#include <oneapi/tbb/partitioner.h>
-
+#include <algorithm>
 #include <chrono>
 
 using namespace qd::rt::cpu;
@@ -22,20 +19,15 @@ static double nowMs() {
       .count();
 }
 
-// The arena's threads are all oneTBB workers (no slot is kept for the
-// threads that call in), and oneTBB starts no more workers than
-// max_allowed_parallelism - 1: raised so that Threads workers exist.
 Streams::Streams(unsigned Threads)
-    : Threads(Threads),
-      Workers(oneapi::tbb::global_control::max_allowed_parallelism,
-              Threads + 1),
-      Arena(static_cast<int>(Threads), /*reserved_for_masters=*/0),
-      Default(std::make_shared<Stream>()) {}
+    : Default(std::make_shared<Stream>()), Pool(Threads) {}
 
 Streams::~Streams() {
   waitAll();
-  Lock L(M);
-  Changed.wait(L, [&] { return DrainTasks == 0; });
+  // Drain tasks that found their stream run by another thread may still
+  // be about to return.
+  Pool.wait();
+  tsanAcquire(&Pool);
 }
 
 Stream *Streams::create() {
@@ -51,18 +43,35 @@ void Streams::destroy(Stream *S) {
   Made.erase(S);
 }
 
+namespace {
+struct DrainTask {
+  Streams *Owner;
+  std::shared_ptr<Stream> S;
+};
+} // namespace
+
 void Streams::schedule(const std::shared_ptr<Stream> &S) {
   S->Now = Stream::State::Scheduled;
-  ++DrainTasks;
-  Arena.enqueue([this, S] {
-    Lock L(M);
-    if (S->Now == Stream::State::Scheduled) {
-      S->Now = Stream::State::Running;
-      drain(*S, L);
+  auto *Task = new DrainTask{this, S};
+  tsanRelease(Task);
+  Pool.enqueue(&drainTask, Task);
+}
+
+void Streams::drainTask(void *Context) {
+  tsanAcquire(Context);
+  auto *Task = static_cast<DrainTask *>(Context);
+  Streams &Self = *Task->Owner;
+  {
+    Lock L(Self.M);
+    Stream &S = *Task->S;
+    if (S.Now == Stream::State::Scheduled) {
+      S.Now = Stream::State::Running;
+      Self.drain(S, L);
     }
-    --DrainTasks;
-    Changed.notify_all();
-  });
+    // (Otherwise another thread ran the stream: nothing to do.)
+  }
+  delete Task;
+  tsanRelease(&Self.Pool);
 }
 
 void Streams::drain(Stream &S, Lock &L) {
@@ -216,6 +225,13 @@ bool Streams::reached(const EventMarker &Mk) {
   return Mk->Reached;
 }
 
+namespace {
+struct Loop {
+  uint64_t N, Chunks;
+  const std::function<void(uint64_t, uint64_t)> *Body;
+};
+} // namespace
+
 void Streams::parallelFor(
     uint64_t N, uint64_t Chunks,
     const std::function<void(uint64_t, uint64_t)> &Body) {
@@ -225,13 +241,19 @@ void Streams::parallelFor(
       Body(0, N);
     return;
   }
-  Arena.execute([&] {
-    oneapi::tbb::parallel_for(
-        oneapi::tbb::blocked_range<uint64_t>(0, Chunks, 1),
-        [&](const oneapi::tbb::blocked_range<uint64_t> &R) {
-          for (uint64_t C = R.begin(); C != R.end(); ++C)
-            Body(N * C / Chunks, N * (C + 1) / Chunks);
-        },
-        oneapi::tbb::simple_partitioner());
-  });
+  Loop L{N, Chunks, &Body};
+  tsanRelease(&L);
+  Pool.parallelFor(
+      Chunks,
+      [](void *Context, uint64_t C) {
+        tsanAcquire(Context);
+        const Loop &L = *static_cast<const Loop *>(Context);
+        struct Done {
+          void *Context;
+          ~Done() { tsanRelease(Context); }
+        } Release{Context};
+        (*L.Body)(L.N * C / L.Chunks, L.N * (C + 1) / L.Chunks);
+      },
+      &L);
+  tsanAcquire(&L);
 }

@@ -6,7 +6,7 @@
 //
 // The CPU backend's streams (DESIGN section 3.4): each stream is an in-order
 // queue of work, run asynchronously on one oneTBB task_arena shared by all
-// streams. A stream with work has one drain task in the arena, which runs
+// streams (TaskPool). A stream with work has one drain task in the arena, which runs
 // the stream's items in order until the queue is empty or its next item
 // waits for an event not yet reached; a stream that waits is resumed by the
 // item that reaches the event. Different streams run at the same time, and
@@ -38,8 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/task_arena.h>
+#include "TaskPool.h"
 
 namespace qd::rt::cpu {
 
@@ -78,7 +77,7 @@ public:
   Streams(const Streams &) = delete;
   Streams &operator=(const Streams &) = delete;
 
-  unsigned threads() const { return Threads; }
+  unsigned threads() const { return Pool.threads(); }
 
   /// The stream of handle 0 (the default stream), and made ones.
   Stream *defaultStream() { return Default.get(); }
@@ -124,15 +123,16 @@ private:
   void reach(Marker &Mk);
   /// Waits (with L) until S is idle, running it here when no thread has.
   void settle(Stream &S, Lock &L);
+  /// A drain task: Context is a DrainTask.
+  static void drainTask(void *Context);
 
-  unsigned Threads;
-  oneapi::tbb::global_control Workers;
-  oneapi::tbb::task_arena Arena;
   std::mutex M;
   std::condition_variable Changed; ///< a stream went idle, a marker reached
   std::shared_ptr<Stream> Default;
   std::unordered_map<Stream *, std::shared_ptr<Stream>> Made;
-  unsigned DrainTasks = 0; ///< drain tasks in the arena, not yet returned
+  /// Last, so that it goes first: it waits for the drain tasks, which use
+  /// the members above.
+  TaskPool Pool;
 };
 
 } // namespace qd::rt::cpu

@@ -1,0 +1,67 @@
+//===- TaskPool.h - The CPU backend's oneTBB threads ------------*- C++ -*-===//
+//
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The only file that includes oneTBB: a task_arena of a given number of
+// threads, to which the CPU streams hand tasks and parallel loops. Under
+// ThreadSanitizer this file is compiled without instrumentation (as
+// libtbb itself is), and the hand-offs through it are annotated (see
+// tsanRelease/tsanAcquire), so that the sanitizer sees the ordering oneTBB
+// gives and nothing of oneTBB's own uninstrumented memory traffic.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QDRT_CPU_TASKPOOL_H
+#define QDRT_CPU_TASKPOOL_H
+
+#include <cstdint>
+#include <memory>
+
+namespace qd::rt::cpu {
+
+class TaskPool {
+public:
+  /// Threads: how many oneTBB worker threads run its tasks.
+  explicit TaskPool(unsigned Threads);
+  /// Waits for the tasks it was given.
+  ~TaskPool();
+  TaskPool(const TaskPool &) = delete;
+  TaskPool &operator=(const TaskPool &) = delete;
+
+  unsigned threads() const { return Threads; }
+
+  /// Runs Fn(Context) on a worker thread, later; returns at once. Fn must
+  /// not throw.
+  void enqueue(void (*Fn)(void *), void *Context);
+  /// Waits until every task enqueued so far has returned.
+  void wait();
+  /// Runs Body(Context, C) for every C in [0, Chunks) on the pool's
+  /// threads, the caller's included; returns when all are done. The first
+  /// exception a call throws is rethrown.
+  void parallelFor(uint64_t Chunks, void (*Body)(void *, uint64_t),
+                   void *Context);
+
+private:
+  struct Impl;
+  unsigned Threads;
+  std::unique_ptr<Impl> P;
+};
+
+/// Happens-before edges for ThreadSanitizer across oneTBB (no-ops in other
+/// builds): what a thread did before tsanRelease(A) happens before what
+/// another thread does after a later tsanAcquire(A).
+#if defined(__SANITIZE_THREAD__)
+extern "C" void __tsan_acquire(void *Address);
+extern "C" void __tsan_release(void *Address);
+inline void tsanRelease(void *A) { __tsan_release(A); }
+inline void tsanAcquire(void *A) { __tsan_acquire(A); }
+#else
+inline void tsanRelease(void *) {}
+inline void tsanAcquire(void *) {}
+#endif
+
+} // namespace qd::rt::cpu
+
+#endif // QDRT_CPU_TASKPOOL_H
