@@ -171,30 +171,26 @@ void Stream::synchronize() const {
   if (!live_)
     return qd::sync();
   CaptureScope::checkNoWait("qd::Stream::synchronize");
-  CallGuard Guard;
-  DeviceContext *R = contextOf(generation_, device_);
-  if (!R)
-    throw Error("qd::Stream::synchronize: the stream belongs to a runtime "
-                "that was reset");
-  uint64_t Mark = R->launchMark();
-  R->device().synchronizeStream(id_);
-  R->checkAsserts("qd::Stream::synchronize", id_, Mark);
+  {
+    CallGuard Guard;
+    if (DeviceContext *R = contextOf(generation_, device_)) {
+      uint64_t Mark = R->launchMark();
+      R->device().synchronizeStream(id_);
+      R->checkAsserts("qd::Stream::synchronize", id_, Mark);
+      return;
+    }
+  }
+  // The reset runs what the stream still had queued: wait for that, as
+  // the caller may free what it uses once this fails.
+  waitUntilRetired(generation_);
+  throw Error("qd::Stream::synchronize: the stream belongs to a runtime "
+              "that was reset");
 }
 
-void Stream::destroy() {
-  if (!live_)
-    return;
-  CallGuard Guard;
-  DeviceContext *R = contextOf(generation_, device_);
-  void *H = id_;
-  bool Owned = owned_;
-  live_ = false;
-  handle_ = nullptr;
-  id_ = nullptr;
-  if (!R || !Owned)
-    return;
-  rt::Device &D = R->device();
-  uint64_t Mark = R->launchMark();
+/// Stream::destroy of the stream H of R.
+static void destroyStream(DeviceContext &R, void *H) {
+  rt::Device &D = R.device();
+  uint64_t Mark = R.launchMark();
   try {
     D.synchronizeStream(H);
   } catch (...) {
@@ -204,7 +200,7 @@ void Stream::destroy() {
     } catch (const qd::Error &) {
     }
     try {
-      R->checkAsserts("qd::Stream::destroy", H, Mark, /*Forget=*/true);
+      R.checkAsserts("qd::Stream::destroy", H, Mark, /*Forget=*/true);
     } catch (const qd::Error &) {
     }
     throw;
@@ -213,14 +209,32 @@ void Stream::destroy() {
     D.destroyStream(H);
   } catch (...) {
     try {
-      R->checkAsserts("qd::Stream::destroy", H, Mark, /*Forget=*/true);
+      R.checkAsserts("qd::Stream::destroy", H, Mark, /*Forget=*/true);
     } catch (const qd::Error &) {
     }
     throw;
   }
   // Its work's failure is reported here, once; nothing stays for a later
   // stream that gets the same handle.
-  R->checkAsserts("qd::Stream::destroy", H, Mark, /*Forget=*/true);
+  R.checkAsserts("qd::Stream::destroy", H, Mark, /*Forget=*/true);
+}
+
+void Stream::destroy() {
+  if (!live_)
+    return;
+  void *H = id_;
+  live_ = false;
+  handle_ = nullptr;
+  id_ = nullptr;
+  if (!owned_)
+    return;
+  {
+    CallGuard Guard;
+    if (DeviceContext *R = contextOf(generation_, device_))
+      return destroyStream(*R, H);
+  }
+  // A reset runs what the stream had queued, and destroys it.
+  waitUntilRetired(generation_);
 }
 
 //===----------------------------------------------------------------------===//
@@ -302,9 +316,18 @@ void Event::wait(const Stream &S) const {
 void Event::wait() const { wait(Stream()); }
 
 void Event::synchronize() const {
+  if (live_) {
+    CallGuard Guard;
+    if (DeviceContext *DC = contextOf(generation_, device_)) {
+      DC->device().synchronizeEvent(handle_);
+      return;
+    }
+  }
+  // As Stream::synchronize: a reset's queued work has run when this fails.
+  if (live_)
+    waitUntilRetired(generation_);
   CallGuard Guard;
-  eventDevice(live_, generation_, device_, "synchronize")
-      .synchronizeEvent(handle_);
+  eventDevice(live_, generation_, device_, "synchronize");
 }
 
 bool Event::query() const {

@@ -507,6 +507,10 @@ bool DeviceContext::dropReplay(Handle Graph) {
 
 namespace {
 std::mutex StartMutex;
+/// The newest generation whose runtime a reset has destroyed.
+std::mutex RetiredMutex;
+std::condition_variable RetiredChanged;
+uint64_t Retired = 0;
 std::atomic<Runtime *> Current{nullptr};
 uint64_t LastGeneration = 0;
 
@@ -672,8 +676,21 @@ void qd::rt::shutdown() {
   if (!Old)
     return;
   // The calls in flight still use it: wait for them, then destroy it.
+  uint64_t Generation = Old->generation();
   LifeLock &Life = lifeLock();
   Life.lock();
   Old.reset();
   Life.unlock();
+  std::lock_guard<std::mutex> Lock(RetiredMutex);
+  Retired = std::max(Retired, Generation);
+  RetiredChanged.notify_all();
+}
+
+void qd::rt::waitUntilRetired(uint64_t Generation) {
+  // Inside a runtime call (a function given to qd::capture) a reset waits
+  // for this thread: it cannot wait for the reset.
+  if (CallGuard::active())
+    return;
+  std::unique_lock<std::mutex> Lock(RetiredMutex);
+  RetiredChanged.wait(Lock, [&] { return Retired >= Generation; });
 }

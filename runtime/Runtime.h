@@ -321,6 +321,12 @@ void startWithDevices(DeviceFactory Make, int Ordinal = 0);
 /// Ends the current runtime, if any: new calls no longer see it, and it is
 /// destroyed once the calls in flight are done.
 void shutdown();
+/// For a wait on an object of a runtime that a reset took away (a call
+/// that then fails): returns once that runtime is destroyed, so the work
+/// it had queued has run (a CPU stream's copy into the caller's host
+/// memory, say). Returns at once on a thread inside a runtime call (which
+/// the reset waits for).
+void waitUntilRetired(uint64_t Generation);
 
 } // namespace qd::rt
 

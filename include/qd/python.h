@@ -585,14 +585,19 @@ void defKernel(nb::module_ M, const char *Name, Launcher Call,
     std::optional<qd::Stream> Wrapped;
     qd::Launch L = resolveStream(Stream, Wrapped, Name, Context);
     if constexpr (std::is_void_v<R>) {
-      // A GPU launch only enqueues: it keeps the GIL. The CPU backend runs
-      // the kernel in the call, without it.
+      // A GPU launch only enqueues: it keeps the GIL. On the CPU backend a
+      // call without stream= waits for its work, without the GIL (host
+      // arrays from NumPy or PyTorch have no stream to order them, and
+      // their frameworks' own calls are done when they return); with
+      // stream= it is queued on that CPU stream.
       Context.resolve();
       if (Context.Arch != qd::Arch::cpu) {
         Call(std::get<I>(Converted).get()..., L);
       } else {
         nb::gil_scoped_release Unlocked;
         Call(std::get<I>(Converted).get()..., L);
+        if (Stream.is_none())
+          qd::sync();
       }
       return nb::none();
     } else {
