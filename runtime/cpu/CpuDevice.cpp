@@ -21,15 +21,22 @@
 #include "CpuStreams.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 using namespace qd::rt;
 
@@ -43,6 +50,73 @@ unsigned threadCount() {
       return static_cast<unsigned>(N);
   return std::max(1u, std::thread::hardware_concurrency());
 }
+
+/// Whether each task ran quickly of late (a small table indexed by the
+/// task's function; a collision only costs a queued launch).
+class TaskCosts {
+public:
+  /// Whether Task's runs took less than about 10 microseconds (its last
+  /// one, or the one before: one run slowed down by the machine does not
+  /// count).
+  bool quick(qdrt_cpu_task_fn Task) const {
+    const Entry &E = slot(Task);
+    return E.Task.load(std::memory_order_relaxed) == Task &&
+           E.SlowRuns.load(std::memory_order_relaxed) < 2;
+  }
+  /// Whether to time this run of a quick task run inline: one in 32 (the
+  /// clock costs as much as such a run's other overheads).
+  bool sample(qdrt_cpu_task_fn Task) {
+    // (Not a read-modify-write: a count lost to a race is of no account.)
+    Entry &E = slot(Task);
+    unsigned N = E.Unsampled.load(std::memory_order_relaxed) + 1;
+    E.Unsampled.store(N, std::memory_order_relaxed);
+    return N % 32 == 0;
+  }
+  /// Times one run of Task.
+  class Timer {
+  public:
+    Timer(TaskCosts &C, qdrt_cpu_task_fn Task)
+        : C(C), Task(Task), Start(ticks()) {}
+    ~Timer() {
+      bool Slow = ticks() - Start >= QuickTicks;
+      Entry &E = C.slot(Task);
+      unsigned Runs = E.Task.load(std::memory_order_relaxed) == Task
+                          ? E.SlowRuns.load(std::memory_order_relaxed)
+                          : 0;
+      E.SlowRuns.store(Slow ? std::min(Runs + 1, 2u) : 0,
+                       std::memory_order_relaxed);
+      E.Task.store(Task, std::memory_order_relaxed);
+    }
+
+  private:
+    TaskCosts &C;
+    qdrt_cpu_task_fn Task;
+    uint64_t Start;
+  };
+
+private:
+  /// A cheap clock: the time-stamp counter on x86 (some 2-4 ticks a
+  /// nanosecond), nanoseconds elsewhere.
+  static uint64_t ticks() {
+#if defined(__x86_64__) || defined(__i386__)
+    return __rdtsc();
+#else
+    return uint64_t(std::chrono::steady_clock::now().time_since_epoch() /
+                    std::chrono::nanoseconds(1));
+#endif
+  }
+  static constexpr uint64_t QuickTicks = 20000;
+  struct Entry {
+    std::atomic<qdrt_cpu_task_fn> Task{nullptr};
+    std::atomic<unsigned> SlowRuns{0}; ///< slow runs in a row, at most 2
+    std::atomic<unsigned> Unsampled{0};
+  };
+  Entry &slot(qdrt_cpu_task_fn Task) const {
+    auto Bits = reinterpret_cast<uintptr_t>(Task);
+    return Table[(Bits >> 4 ^ Bits >> 12) % Table.size()];
+  }
+  mutable std::array<Entry, 256> Table;
+};
 
 class CpuDevice final : public Device {
 public:
@@ -66,8 +140,13 @@ public:
   void destroyStream(Handle S) override { Queues.destroy(stream(S)); }
   void synchronizeStream(Handle S) override { Queues.synchronize(stream(S)); }
   void waitIdle() override { Queues.waitAll(); }
+  /// At once when nothing is queued on S (nothing to wait for).
   void hostCall(Handle S, std::function<void()> Fn) override {
-    Queues.enqueue(stream(S), std::move(Fn));
+    cpu::Stream *Q = stream(S);
+    if (!Queues.claimIfIdle(Q))
+      return Queues.enqueue(Q, std::move(Fn));
+    Fn();
+    Queues.release(Q);
   }
 
   /// A token; its latest record is a marker of the stream it was recorded
@@ -121,7 +200,9 @@ public:
   }
 
   /// Queued with a copy of the arguments and the calling thread's
-  /// assertion record (the launch's), which every chunk writes to.
+  /// assertion record (the launch's), which every chunk writes to. A task
+  /// whose last run was quick runs at once on the calling thread when
+  /// nothing is queued on S: queueing it would cost more than it does.
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
               const void *Args, size_t ArgSize, Handle S) override {
     if (Iterations == QDRT_DEVICE_TRIP && !T.cpu_trip)
@@ -129,13 +210,19 @@ public:
                       "' computes its range when it starts but has no "
                       "CPU trip function");
     auto Task = reinterpret_cast<qdrt_cpu_task_fn>(Fn);
+    qdrt_assert_record *Record = qd::detail::cpu_assert_record_;
+    cpu::Stream *Q = stream(S);
+    if (Costs.quick(Task) && Queues.claimIfIdle(Q)) {
+      run(Task, T, Iterations, Args, Record, Costs.sample(Task));
+      Queues.release(Q);
+      return;
+    }
     std::vector<char> Block(static_cast<const char *>(Args),
                             static_cast<const char *>(Args) + ArgSize);
-    Queues.enqueue(stream(S), [this, Task, &T, Iterations,
-                               Record = qd::detail::cpu_assert_record_,
-                               Block = std::move(Block)]() {
-      run(Task, T, Iterations, Block.data(), Record);
-    });
+    Queues.enqueue(
+        Q, [this, Task, &T, Iterations, Record, Block = std::move(Block)]() {
+          run(Task, T, Iterations, Block.data(), Record);
+        });
   }
 
   void *allocate(size_t Bytes) override {
@@ -202,7 +289,10 @@ private:
 
   /// One launch, on a thread of the pool (or a caller that waits for it).
   void run(qdrt_cpu_task_fn Task, const qdrt_task_desc &T, uint64_t Iterations,
-           const void *Args, qdrt_assert_record *Record) {
+           const void *Args, qdrt_assert_record *Record, bool Timed = true) {
+    std::optional<TaskCosts::Timer> Time;
+    if (Timed)
+      Time.emplace(Costs, Task);
     CpuRecordScope Scope(Record);
     if (Iterations == QDRT_DEVICE_TRIP) {
       // The earlier tasks have run: the range reads what they wrote.
@@ -222,6 +312,7 @@ private:
     });
   }
 
+  TaskCosts Costs;
   cpu::Streams Queues;
   std::mutex EventsMutex;
   uintptr_t NextEvent = 1;

@@ -51,10 +51,28 @@ struct DrainTask {
 } // namespace
 
 void Streams::schedule(const std::shared_ptr<Stream> &S) {
-  S->Now = Stream::State::Scheduled;
   auto *Task = new DrainTask{this, S};
   tsanRelease(Task);
   Pool.enqueue(&drainTask, Task);
+}
+
+void Streams::wake(Stream &S) {
+  using St = Stream::State;
+  for (;;) {
+    St Now = S.Now.load();
+    if (Now == St::Idle) {
+      if (S.Now.compare_exchange_weak(Now, St::Scheduled)) {
+        schedule(S.shared_from_this());
+        return;
+      }
+    } else if (Now == St::Inline) {
+      // Its release takes the slow way, which schedules what was queued.
+      if (S.Now.compare_exchange_weak(Now, St::InlineAndQueued))
+        return;
+    } else {
+      return; // whoever runs it will see the item
+    }
+  }
 }
 
 void Streams::drainTask(void *Context) {
@@ -64,8 +82,8 @@ void Streams::drainTask(void *Context) {
   {
     Lock L(Self.M);
     Stream &S = *Task->S;
-    if (S.Now == Stream::State::Scheduled) {
-      S.Now = Stream::State::Running;
+    if (S.Now.load() == Stream::State::Scheduled) {
+      S.Now.store(Stream::State::Running);
       Self.drain(S, L);
     }
     // (Otherwise another thread ran the stream: nothing to do.)
@@ -79,7 +97,7 @@ void Streams::drain(Stream &S, Lock &L) {
     Stream::Item &Front = S.Queue.front();
     if (Front.WaitFor) {
       if (!Front.WaitFor->Reached) {
-        S.Now = Stream::State::Waiting;
+        S.Now.store(Stream::State::Waiting);
         Front.WaitFor->Waiters.push_back(&S);
         return;
       }
@@ -103,32 +121,42 @@ void Streams::drain(Stream &S, Lock &L) {
     }
     Work = nullptr; // what it holds goes before the lock is taken
     L.lock();
-    if (Failed && !S.Error)
+    if (Failed && !S.Error) {
       S.Error = Failed;
+      S.Failed.store(true);
+    }
   }
-  S.Now = Stream::State::Idle;
+  S.Now.store(Stream::State::Idle);
   Changed.notify_all();
 }
 
 void Streams::reach(Marker &Mk) {
   Mk.Reached = true;
   Mk.Ms = nowMs();
-  for (Stream *W : Mk.Waiters)
+  for (Stream *W : Mk.Waiters) {
+    W->Now.store(Stream::State::Scheduled); // (it was Waiting)
     schedule(W->shared_from_this());
+  }
   Mk.Waiters.clear();
   Changed.notify_all();
 }
 
 void Streams::settle(Stream &S, Lock &L) {
+  using St = Stream::State;
   for (;;) {
-    if (S.Now == Stream::State::Idle)
+    St Now = S.Now.load();
+    if (Now == St::Idle)
       return;
-    if (S.Now == Stream::State::Scheduled) {
+    if (Now == St::Scheduled) {
       // Its drain task has not started: run its work here.
-      S.Now = Stream::State::Running;
+      S.Now.store(St::Running);
       drain(S, L);
       continue;
     }
+    // Its inline runner must tell the waiters when it is done.
+    if (Now == St::Inline &&
+        !S.Now.compare_exchange_strong(Now, St::InlineAndQueued))
+      continue;
     Changed.wait(L);
   }
 }
@@ -136,45 +164,61 @@ void Streams::settle(Stream &S, Lock &L) {
 void Streams::enqueue(Stream *S, std::function<void()> Work) {
   Lock L(M);
   S->Queue.push_back({std::move(Work), nullptr, nullptr});
-  if (S->Now == Stream::State::Idle)
+  wake(*S);
+}
+
+bool Streams::claimIfIdle(Stream *S) {
+  Stream::State Idle = Stream::State::Idle;
+  return S->Now.compare_exchange_strong(Idle, Stream::State::Inline);
+}
+
+void Streams::release(Stream *S) {
+  Stream::State Inline = Stream::State::Inline;
+  if (S->Now.compare_exchange_strong(Inline, Stream::State::Idle))
+    return;
+  // Work was queued, or a thread waits for the stream.
+  Lock L(M);
+  if (S->Queue.empty()) {
+    S->Now.store(Stream::State::Idle);
+  } else {
+    S->Now.store(Stream::State::Scheduled);
     schedule(S->shared_from_this());
+  }
+  Changed.notify_all();
 }
 
 void Streams::run(Stream *S, const std::function<void()> &Work) {
-  Lock L(M);
-  if (S->Now != Stream::State::Idle) {
-    S->Queue.push_back({[&Work] { Work(); }, nullptr, nullptr});
-    settle(*S, L);
-    if (std::exception_ptr E = S->Error) {
-      S->Error = nullptr;
-      std::rethrow_exception(E);
-    }
+  if (claimIfIdle(S)) {
+    // Nothing before it: run it now, on this thread.
+    struct Release {
+      Streams &Self;
+      Stream *S;
+      ~Release() { Self.release(S); }
+    } Done{*this, S};
+    Work();
     return;
   }
-  // Nothing before it: run it now, on this thread. Work other threads
-  // queue meanwhile waits behind it.
-  S->Now = Stream::State::Running;
-  L.unlock();
-  std::exception_ptr Failed;
-  try {
-    Work();
-  } catch (...) {
-    Failed = std::current_exception();
-  }
-  L.lock();
-  S->Now = Stream::State::Idle;
-  if (!S->Queue.empty())
-    schedule(S->shared_from_this());
-  Changed.notify_all();
-  if (Failed)
-    std::rethrow_exception(Failed);
+  Lock L(M);
+  S->Queue.push_back({[&Work] { Work(); }, nullptr, nullptr});
+  wake(*S);
+  settle(*S, L);
+  takeError(*S);
 }
 
 void Streams::synchronize(Stream *S) {
+  // Nothing to wait for, no error: done, without the mutex (the thread
+  // that made it idle did so after its work).
+  if (S->Now.load() == Stream::State::Idle && !S->Failed.load())
+    return;
   Lock L(M);
   settle(*S, L);
-  if (std::exception_ptr E = S->Error) {
-    S->Error = nullptr;
+  takeError(*S);
+}
+
+void Streams::takeError(Stream &S) {
+  if (std::exception_ptr E = S.Error) {
+    S.Error = nullptr;
+    S.Failed.store(false);
     std::rethrow_exception(E);
   }
 }
@@ -192,8 +236,7 @@ Streams::EventMarker Streams::record(Stream *S) {
   auto Mk = std::make_shared<Marker>();
   Lock L(M);
   S->Queue.push_back({nullptr, Mk, nullptr});
-  if (S->Now == Stream::State::Idle)
-    schedule(S->shared_from_this());
+  wake(*S);
   return Mk;
 }
 
@@ -204,11 +247,12 @@ void Streams::wait(Stream *S, const EventMarker &Mk) {
   if (Mk->Reached)
     return;
   S->Queue.push_back({nullptr, nullptr, Mk});
-  if (S->Now == Stream::State::Idle) {
+  Stream::State Idle = Stream::State::Idle;
+  if (S->Now.compare_exchange_strong(Idle, Stream::State::Waiting))
     // It waits at once: no drain task until the marker is reached.
-    S->Now = Stream::State::Waiting;
     Mk->Waiters.push_back(S);
-  }
+  else
+    wake(*S);
 }
 
 void Streams::waitHost(const EventMarker &Mk) {

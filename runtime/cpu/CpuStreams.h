@@ -6,8 +6,8 @@
 //
 // The CPU backend's streams (DESIGN section 3.4): each stream is an in-order
 // queue of work, run asynchronously on one oneTBB task_arena shared by all
-// streams (TaskPool). A stream with work has one drain task in the arena, which runs
-// the stream's items in order until the queue is empty or its next item
+// streams (TaskPool). A stream with work has one drain task in the arena, which
+// runs the stream's items in order until the queue is empty or its next item
 // waits for an event not yet reached; a stream that waits is resumed by the
 // item that reaches the event. Different streams run at the same time, and
 // a parallel loop in an item uses the arena's free threads.
@@ -19,7 +19,9 @@
 // itself (oneTBB is slow to wake a sleeping worker for a caller that waits
 // at once).
 //
-// One mutex guards every queue and marker; work runs outside it. An item
+// One mutex guards every queue and marker; work runs outside it. A thread
+// may also claim an idle stream to run a small piece of work at once, with
+// one compare-exchange and none of the mutex. An item
 // that throws is the stream's error, rethrown by the stream's next
 // synchronize().
 //
@@ -28,6 +30,7 @@
 #ifndef QDRT_CPU_CPUSTREAMS_H
 #define QDRT_CPU_CPUSTREAMS_H
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -57,14 +60,20 @@ struct Stream : std::enable_shared_from_this<Stream> {
     std::shared_ptr<Marker> WaitFor; ///< a marker to wait for
   };
   enum class State {
-    Idle,      ///< nothing queued, nothing running
-    Scheduled, ///< queued, with a drain task in the arena not yet started
-    Running,   ///< a thread is running its items
-    Waiting,   ///< its next item waits for a marker not yet reached
+    Idle,            ///< nothing queued, nothing running
+    Scheduled,       ///< queued, with a drain task in the arena not yet started
+    Running,         ///< a thread is running its items
+    Waiting,         ///< its next item waits for a marker not yet reached
+    Inline,          ///< a thread that claimed it idle runs work of its own
+    InlineAndQueued, ///< the same, and work was queued or waited for since
   };
   std::deque<Item> Queue;
-  State Now = State::Idle;
+  /// Changed with the mutex held, except Idle -> Inline -> Idle by the
+  /// thread that claims it (claimIfIdle, release): every change from Idle
+  /// or Inline is a compare-exchange.
+  std::atomic<State> Now{State::Idle};
   std::exception_ptr Error; ///< the first failure of its work
+  std::atomic<bool> Failed{false}; ///< whether Error is set
 };
 
 /// Streams and events over one task_arena.
@@ -87,6 +96,12 @@ public:
 
   /// Queues Work on S; returns at once.
   void enqueue(Stream *S, std::function<void()> Work);
+  /// Claims S for the calling thread when nothing is queued on it or
+  /// running (so that work run now keeps its order) and returns true; the
+  /// thread runs its work, then calls release(S), and work other threads
+  /// queue meanwhile waits behind it.
+  bool claimIfIdle(Stream *S);
+  void release(Stream *S);
   /// Runs Work after S's queued work and waits for it: on the calling
   /// thread, at once when S is idle.
   void run(Stream *S, const std::function<void()> &Work);
@@ -114,8 +129,11 @@ public:
 
 private:
   using Lock = std::unique_lock<std::mutex>;
-  /// Gives S (Idle) a drain task. With M held.
+  /// Gives S, just made Scheduled, a drain task. With M held.
   void schedule(const std::shared_ptr<Stream> &S);
+  /// After something was queued on S: a drain task when it was idle, a
+  /// word to the thread that runs it inline otherwise. With M held.
+  void wake(Stream &S);
   /// Runs S's items (S claimed: Running) until it is idle or waits. With M
   /// held on entry and on return.
   void drain(Stream &S, Lock &L);
@@ -123,6 +141,8 @@ private:
   void reach(Marker &Mk);
   /// Waits (with L) until S is idle, running it here when no thread has.
   void settle(Stream &S, Lock &L);
+  /// Rethrows (and forgets) S's error, if any. With M held.
+  void takeError(Stream &S);
   /// A drain task: Context is a DrainTask.
   static void drainTask(void *Context);
 
