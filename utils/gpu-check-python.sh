@@ -26,6 +26,8 @@ for qd in "$root/test/python/pykernels.qd" "$root/test/bench/bench_py.qd"; do
     -H "$out/src/$stem.qd.h" --emit-python="$out/src/$stem.qd.python.cpp"
 done
 cp -a "$build"/lib/libqdrt.so* "$out/lib/"
+# libqdrt finds oneTBB beside it (lib/tbb: runtime/CMakeLists.txt).
+cp -a "$build/lib/tbb" "$out/lib/"
 cp -r "$build/include" "$out/include"
 nanobind=$("$venv/bin/python3" -c 'import nanobind, os; print(os.path.dirname(nanobind.__file__))')
 cp -r "$nanobind" "$out/nanobind"
