@@ -399,8 +399,33 @@ private:
       if (!isScalarParam(K, P.Name))
         OS << "  [[maybe_unused]] " << getParamType(P, /*Host=*/false) << ' '
            << P.Name << " = " << names::Args << '.' << P.Name << ";\n";
+    emitRestrict(K, OS);
     for (const Stmt *L : getVisibleLocals(K, Tk))
       OS << Src.snippet(L->Range);
+  }
+
+  /// What `__restrict__` on a pointer parameter promises, said to LLVM: the
+  /// memory it reaches is not that of any other pointer or ndarray
+  /// parameter. (Read from the argument block, the parameters are no
+  /// function's parameters, so the qualifier alone would say nothing.)
+  static void emitRestrict(const Kernel &K, llvm::raw_ostream &OS) {
+    auto Memory = [&](const Param &P) -> std::string {
+      if (isScalarParam(K, P.Name))
+        return "";
+      if (P.Kind == ParamKind::Pointer)
+        return P.Name;
+      if (P.Kind == ParamKind::Ndarray)
+        return P.Name + ".ptr";
+      return "";
+    };
+    for (const Param &P : K.Params) {
+      if (!P.Restrict || Memory(P).empty())
+        continue;
+      for (const Param &Q : K.Params)
+        if (&Q != &P && !Memory(Q).empty() && !(Q.Restrict && &Q < &P))
+          OS << "  __builtin_assume_separate_storage(" << Memory(P) << ", "
+             << Memory(Q) << ");\n";
+    }
   }
 
   /// The statement a task runs first: a loop task's loop.

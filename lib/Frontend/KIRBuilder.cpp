@@ -245,6 +245,7 @@ private:
       if (setElem(T->getPointeeType(), Out)) {
         Out.Kind = kir::ParamKind::Pointer;
         Out.PointeeConst = T->getPointeeType().isConstQualified();
+        Out.Restrict = T.isRestrictQualified();
       }
     } else if (const auto *Spec = getQdSpecialization(T, "ndarray")) {
       const clang::TemplateArgumentList &Args = Spec->getTemplateArgs();

@@ -52,7 +52,8 @@ static void printParam(const Param &P, llvm::raw_ostream &OS) {
     OS << "ndarray<" << Elem << ", " << P.Dims << '>';
     return;
   case ParamKind::Pointer:
-    OS << (P.PointeeConst ? "ptr<const " : "ptr<") << Elem << '>';
+    OS << (P.PointeeConst ? "ptr<const " : "ptr<") << Elem << '>'
+       << (P.Restrict ? " restrict" : "");
     return;
   case ParamKind::Unsupported:
     OS << "unsupported '" << P.Spelling << "'";

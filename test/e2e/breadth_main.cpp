@@ -236,6 +236,26 @@ int main() {
           [&](size_t I) { return Want[I]; }, 1e-12);
   }
   {
+    constexpr int Rows = 300, Cols = 37;
+    std::vector<float> In(Rows * Cols), Scale(Cols);
+    for (int I = 0; I < Rows * Cols; ++I)
+      In[I] = float(I % 13) - 6.0f;
+    for (int K = 0; K < Cols; ++K)
+      Scale[K] = 0.5f + float(K % 5);
+    qd::Ndarray<float, 1> Out({Rows}), InA({Rows * Cols}), ScaleA({Cols});
+    InA.copy_from(In);
+    ScaleA.copy_from(Scale);
+    breadth::row_sums(static_cast<float *>(Out.data()),
+                      static_cast<const float *>(InA.data()), ScaleA, Rows,
+                      Cols);
+    C.all("restrict pointers", Out.to_vector(), [&](size_t I) {
+      float Sum = 0.0f;
+      for (int K = 0; K < Cols; ++K)
+        Sum += In[I * Cols + K] * Scale[K];
+      return Sum;
+    });
+  }
+  {
     qd::Ndarray<float, 1> X({4});
     breadth::scale(X);
     qd::reset();

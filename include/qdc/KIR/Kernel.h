@@ -72,6 +72,9 @@ struct Param {
   std::string ElemRecord;
   unsigned Dims = 0;         ///< rank of an ndarray, 0 for a scalar
   bool PointeeConst = false; ///< `const T *`
+  /// `T *__restrict__ p`: the caller promises that the memory reached
+  /// through p is reached through no other parameter (as in CUDA).
+  bool Restrict = false;
   std::string Spelling;      ///< the C++ type as written, for messages
   SourceLoc Loc;
 };
