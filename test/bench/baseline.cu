@@ -6,6 +6,8 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
+#include "Stat.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -55,16 +57,7 @@ __global__ void stencil(float *out, const float *in, long rows, long cols) {
   }
 }
 
-struct Stat {
-  double Median, Min, Max;
-};
-Stat stat(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  return {V[V.size() / 2], V.front(), V.back()};
-}
-void print(const char *Key, Stat S) {
-  std::printf("%s %.4f %.4f %.4f\n", Key, S.Median, S.Min, S.Max);
-}
+using namespace bench_stat;
 
 Stat deviceMs(const std::function<void()> &Launch, cudaStream_t S, int Runs) {
   cudaEvent_t A, B;

@@ -1,6 +1,7 @@
 // qdc's side of the GPU benchmarks (utils/bench-gpu.sh runs it beside the
 // hand-written CUDA baseline, baseline.cu). Prints `key value` lines:
 // medians over repeated runs after warm-up, with min and max for spread.
+#include "Stat.h"
 #include "bench.qd.h"
 
 #include <dlfcn.h>
@@ -20,18 +21,7 @@ void check_overlap_(const void *a, size_t a_bytes, const void *b,
 
 namespace {
 
-struct Stat {
-  double Median, Min, Max;
-};
-
-Stat stat(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  return {V[V.size() / 2], V.front(), V.back()};
-}
-
-void print(const char *Key, Stat S) {
-  std::printf("%s %.4f %.4f %.4f\n", Key, S.Median, S.Min, S.Max);
-}
+using namespace bench_stat;
 
 /// Device milliseconds of Launch, timed with events on S.
 Stat deviceMs(const std::function<void()> &Launch, qd::Stream &S, int Runs) {

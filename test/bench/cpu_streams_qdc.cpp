@@ -3,6 +3,7 @@
 // after the other, and the host cost of a one-task kernel call, alone
 // (calls queued in batches) and waited for (call, then synchronize).
 // Prints "<key> <median> <min> <max>".
+#include "Stat.h"
 #include "cpu_streams.qd.h"
 
 #include <algorithm>
@@ -13,18 +14,7 @@
 
 namespace {
 
-struct Stat {
-  double Median, Min, Max;
-};
-
-Stat stat(std::vector<double> V) {
-  std::sort(V.begin(), V.end());
-  return {V[V.size() / 2], V.front(), V.back()};
-}
-
-void print(const char *Key, Stat S) {
-  std::printf("%s %.4f %.4f %.4f\n", Key, S.Median, S.Min, S.Max);
-}
+using namespace bench_stat;
 
 double nowUs() {
   using namespace std::chrono;
