@@ -41,7 +41,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "TaskPool.h"
+#include "../TaskPool.h"
 
 namespace qd::rt::cpu {
 

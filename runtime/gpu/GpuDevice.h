@@ -34,16 +34,20 @@
 
 #include "../Device.h"
 #include "../DynamicLibrary.h"
+#include "../TaskPool.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -110,12 +114,16 @@ public:
     void *Host = nullptr;
     size_t Bytes = 0;
   };
-  /// A staged copy's end, run by the driver when the stream reaches it.
+  /// A staged copy's end, run by the driver when the stream reaches it:
+  /// Bytes from From into Deliver (a copy to the host), then B back to
+  /// Pool (when B.Host is not null).
   struct Done {
     StagingPool *Pool;
     Block B;
-    void *Deliver; ///< the user's buffer, for a copy to the host
+    void *Deliver;
+    const void *From;
     size_t Bytes;
+    TaskPool *Copier;
   };
   std::optional<Block> take(size_t Bytes) {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -267,6 +275,11 @@ public:
       // A destructor cannot report; synchronize what is current.
     }
     Api.Synchronize(); // staged copies' host functions have run too
+    for (EventT E : Signals)
+      Api.EventDestroy(E);
+    for (auto &[S, D] : Deliverers)
+      Api.StreamDestroy(D);
+    Copier.reset();
     current().reset();
     for (const StagingPool::Block &B : Staged.all())
       Api.MemFreeHost(B.Host);
@@ -414,18 +427,19 @@ public:
       copyToDevice(Dst, Src, Bytes, S);
       return;
     }
-    // Into a pinned block, chunk by chunk, each chunk's DMA starting while
-    // the next is copied in; the block goes back to the pool when the
-    // stream has run the copies.
+    // Into a pinned block, chunk by chunk (each by several threads), each
+    // chunk's DMA starting while the next is copied in; the block goes back
+    // to the pool when the stream has run the copies.
     StagingPool::Block B = stage(Bytes);
-    constexpr size_t Chunk = size_t(8) << 20;
-    for (size_t Done = 0; Done < Bytes; Done += Chunk) {
-      size_t N = std::min(Chunk, Bytes - Done);
+    for (size_t Done = 0; Done < Bytes; Done += StagedChunk) {
+      size_t N = std::min(StagedChunk, Bytes - Done);
       char *Pinned = static_cast<char *>(B.Host) + Done;
-      std::memcpy(Pinned, static_cast<const char *>(Src) + Done, N);
+      copier().copy(Pinned, static_cast<const char *>(Src) + Done, N,
+                    CopyThreads);
       copyToDevice(static_cast<char *>(Dst) + Done, Pinned, N, S);
     }
-    afterStream(S, new StagingPool::Done{&Staged, B, nullptr, 0});
+    afterStream(
+        S, new StagingPool::Done{&Staged, B, nullptr, nullptr, 0, nullptr});
   }
   void copyToHostAsync(void *Dst, const void *Src, size_t Bytes,
                        Handle S) override {
@@ -433,11 +447,33 @@ public:
       copyToHost(Dst, Src, Bytes, S);
       return;
     }
-    // A DMA into a pinned block, then, when the stream gets there, a host
-    // function that copies the block into Dst.
     StagingPool::Block B = stage(Bytes);
-    copyToHost(B.Host, Src, Bytes, S);
-    afterStream(S, new StagingPool::Done{&Staged, B, Dst, Bytes});
+    if (Bytes <= StagedChunk) {
+      // A DMA into a pinned block, then, when the stream gets there, a
+      // host function that copies the block into Dst.
+      copyToHost(B.Host, Src, Bytes, S);
+      afterStream(
+          S, new StagingPool::Done{&Staged, B, Dst, B.Host, Bytes, &copier()});
+      return;
+    }
+    // DMAs into a pinned block on S, chunk by chunk; as each chunk lands,
+    // a host function on S's delivery stream (which waits for it) copies it
+    // into Dst with several threads while S brings in the next. S then
+    // waits for the last one, and the block goes back to the pool.
+    size_t Chunks = (Bytes + StagedChunk - 1) / StagedChunk;
+    std::lock_guard<std::mutex> Lock(DeliverMutex);
+    StreamT Deliverer = deliverStream(S);
+    for (size_t I = 0; I < Chunks; ++I) {
+      size_t Done = I * StagedChunk, N = std::min(StagedChunk, Bytes - Done);
+      char *Pinned = static_cast<char *>(B.Host) + Done;
+      copyToHost(Pinned, static_cast<const char *>(Src) + Done, N, S);
+      signal(S, Deliverer);
+      afterStream(Deliverer,
+                  new StagingPool::Done{
+                      &Staged, I + 1 == Chunks ? B : StagingPool::Block{},
+                      static_cast<char *>(Dst) + Done, Pinned, N, &copier()});
+    }
+    signal(Deliverer, S);
   }
   bool hasGraphs() const override { return true; }
   void beginCapture(Handle S) override {
@@ -608,8 +644,9 @@ private:
     auto End = [](void *P) {
       auto *D = static_cast<StagingPool::Done *>(P);
       if (D->Deliver)
-        std::memcpy(D->Deliver, D->B.Host, D->Bytes);
-      D->Pool->give(D->B);
+        D->Copier->copy(D->Deliver, D->From, D->Bytes, CopyThreads);
+      if (D->B.Host)
+        D->Pool->give(D->B);
       delete D;
     };
     typename GpuTypes<Traits>::Result R = Api.LaunchHostFunc(stream(S), End, D);
@@ -620,6 +657,46 @@ private:
     }
   }
   bool isPinned(const void *P) { return Api.isPinnedHost(P); }
+
+  /// Staged copies move StagedChunk bytes at a time, each chunk's host
+  /// side copied by up to CopyThreads threads.
+  static constexpr size_t StagedChunk = size_t(16) << 20;
+  static constexpr unsigned CopyThreads = 8;
+  /// The threads that copy staged chunks on the host, made on first use.
+  TaskPool &copier() {
+    std::call_once(CopierMade, [&] {
+      Copier = std::make_unique<TaskPool>(
+          std::max(CopyThreads, std::thread::hardware_concurrency()));
+    });
+    return *Copier;
+  }
+  /// The stream whose host functions deliver S's staged copies to the
+  /// host (while S brings in the next chunk), made on first use: one per
+  /// copying stream, so that a capture of S takes in only S's own. With
+  /// DeliverMutex held.
+  StreamT deliverStream(Handle S) {
+    StreamT &D = Deliverers[S];
+    if (!D) {
+      makeCurrent();
+      Api.call(Api.StreamCreate, &D, Vendor.StreamNonBlocking);
+    }
+    return D;
+  }
+  /// To waits for what From has been given so far, through one of a ring
+  /// of events (reused: each record is waited for at once). With
+  /// DeliverMutex held.
+  void signal(Handle From, Handle To) {
+    makeCurrent();
+    if (Signals.size() < SignalRing) {
+      EventT E = nullptr;
+      Api.call(Api.EventCreate, &E, Vendor.EventDisableTiming);
+      Signals.push_back(E);
+    }
+    EventT E = Signals[NextSignal++ % Signals.size()];
+    Api.call(Api.EventRecord, E, stream(From));
+    Api.call(Api.StreamWaitEvent, stream(To), E, 0u);
+  }
+  static constexpr size_t SignalRing = 16;
 
   /// What this thread last made current for this backend.
   static std::optional<Place> &current() {
@@ -654,6 +731,12 @@ private:
   Info Gpu;
   ContextT Context;
   StagingPool Staged;
+  std::once_flag CopierMade;
+  std::unique_ptr<TaskPool> Copier;
+  std::mutex DeliverMutex;
+  std::unordered_map<Handle, StreamT> Deliverers;
+  std::vector<EventT> Signals;
+  size_t NextSignal = 0;
 };
 
 } // namespace qd::rt::gpu

@@ -1,11 +1,12 @@
-//===- TaskPool.h - The CPU backend's oneTBB threads ------------*- C++ -*-===//
+//===- TaskPool.h - libqdrt's oneTBB threads --------------------*- C++ -*-===//
 //
 // Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The only file that includes oneTBB: a task_arena of a given number of
-// threads, to which the CPU streams hand tasks and parallel loops. Under
+// threads, to which the CPU streams hand tasks and parallel loops, and
+// the GPU backends their host-side copies of staged transfers. Under
 // ThreadSanitizer this file is compiled without instrumentation (as
 // libtbb itself is), and the hand-offs through it are annotated (see
 // tsanRelease/tsanAcquire), so that the sanitizer sees the ordering oneTBB
@@ -13,13 +14,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef QDRT_CPU_TASKPOOL_H
-#define QDRT_CPU_TASKPOOL_H
+#ifndef QDRT_TASKPOOL_H
+#define QDRT_TASKPOOL_H
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
-namespace qd::rt::cpu {
+namespace qd::rt {
 
 class TaskPool {
 public:
@@ -42,6 +44,9 @@ public:
   /// exception a call throws is rethrown.
   void parallelFor(uint64_t Chunks, void (*Body)(void *, uint64_t),
                    void *Context);
+  /// memcpy of Bytes by up to MaxThreads of the pool's threads, in pieces
+  /// of at least 1 MiB (a host copy is bound by one core's bandwidth).
+  void copy(void *Dst, const void *Src, size_t Bytes, unsigned MaxThreads);
 
 private:
   struct Impl;
@@ -62,6 +67,6 @@ inline void tsanRelease(void *) {}
 inline void tsanAcquire(void *) {}
 #endif
 
-} // namespace qd::rt::cpu
+} // namespace qd::rt
 
-#endif // QDRT_CPU_TASKPOOL_H
+#endif // QDRT_TASKPOOL_H

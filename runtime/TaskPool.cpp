@@ -1,4 +1,4 @@
-//===- TaskPool.cpp - The CPU backend's oneTBB threads --------------------===//
+//===- TaskPool.cpp - libqdrt's oneTBB threads ----------------------------===//
 //
 // Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
@@ -8,6 +8,9 @@
 
 #include "TaskPool.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -15,7 +18,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
-using namespace qd::rt::cpu;
+using namespace qd::rt;
 
 // The arena's threads are all oneTBB workers (no slot is kept for threads
 // that call in: a host thread that waits runs its stream's work itself),
@@ -52,6 +55,26 @@ void TaskPool::parallelFor(uint64_t Chunks, void (*Body)(void *, uint64_t),
         [&](const oneapi::tbb::blocked_range<uint64_t> &R) {
           for (uint64_t C = R.begin(); C != R.end(); ++C)
             Body(Context, C);
+        },
+        oneapi::tbb::simple_partitioner());
+  });
+}
+
+void TaskPool::copy(void *Dst, const void *Src, size_t Bytes,
+                    unsigned MaxThreads) {
+  constexpr size_t Piece = size_t(1) << 20;
+  size_t Pieces = std::min<size_t>(std::max(1u, MaxThreads), Bytes / Piece);
+  if (Pieces <= 1) {
+    std::memcpy(Dst, Src, Bytes);
+    return;
+  }
+  P->Arena.execute([&] {
+    oneapi::tbb::parallel_for(
+        size_t(0), Pieces,
+        [&](size_t I) {
+          size_t Begin = Bytes * I / Pieces, End = Bytes * (I + 1) / Pieces;
+          std::memcpy(static_cast<char *>(Dst) + Begin,
+                      static_cast<const char *>(Src) + Begin, End - Begin);
         },
         oneapi::tbb::simple_partitioner());
   });
