@@ -93,14 +93,27 @@ void qd::detail::copy_on_device(void *Dst, const void *Src, size_t Bytes,
 
 // Declared in <qd/detail/launcher.h>, which only Clang compiles.
 namespace qd::detail {
+static bool overlaps(const void *A, size_t ABytes, const void *B,
+                     size_t BBytes) {
+  auto A0 = reinterpret_cast<uintptr_t>(A), B0 = reinterpret_cast<uintptr_t>(B);
+  return ABytes && BBytes && A0 + ABytes > B0 && B0 + BBytes > A0;
+}
 void check_overlap_(const void *A, size_t ABytes, const void *B, size_t BBytes,
                     const char *Kernel, const char *What) {
-  auto A0 = reinterpret_cast<uintptr_t>(A), B0 = reinterpret_cast<uintptr_t>(B);
-  if (!ABytes || !BBytes || A0 + ABytes <= B0 || B0 + BBytes <= A0)
+  if (!overlaps(A, ABytes, B, BBytes))
     return;
   CallGuard::forgetPins();
   throw Error(std::string("kernel '") + Kernel + "': " + What +
               " share memory, and stream-parallel groups would race on it");
+}
+void check_noalias_(const void *A, size_t ABytes, const void *B, size_t BBytes,
+                    const char *Kernel, const char *AName, const char *BName) {
+  if (!overlaps(A, ABytes, B, BBytes))
+    return;
+  CallGuard::forgetPins();
+  throw Error(std::string("kernel '") + Kernel +
+              "' is QD_NOALIAS, but its parameters '" + AName + "' and '" +
+              BName + "' share memory");
 }
 } // namespace qd::detail
 

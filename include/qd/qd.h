@@ -52,6 +52,13 @@
 /// (with its groups' fork and join) as a graph, and later calls replay it
 /// with their own arguments (DESIGN section 3.2).
 #define QD_GRAPH QD_ANNOTATE_("qd.graph")
+/// After QD_KERNEL: the kernel's ndarray and pointer parameters reach
+/// disjoint memory, so the compiler may keep what it reads through one in
+/// registers across writes through another (as `__restrict__` on every
+/// one of them). The launcher checks every pair of ndarrays: overlapping
+/// ones are a qd::Error before anything runs. Pointers are taken at their
+/// word, as `__restrict__` ones are.
+#define QD_NOALIAS QD_ANNOTATE_("qd.noalias")
 
 /// `QD_STREAM_PARALLEL { ... }`: one group of a stream-parallel kernel. The
 /// blocks of a kernel run concurrently, each on its own stream; the loops in

@@ -404,10 +404,11 @@ private:
       OS << Src.snippet(L->Range);
   }
 
-  /// What `__restrict__` on a pointer parameter promises, said to LLVM: the
-  /// memory it reaches is not that of any other pointer or ndarray
-  /// parameter. (Read from the argument block, the parameters are no
-  /// function's parameters, so the qualifier alone would say nothing.)
+  /// What `__restrict__` on a pointer parameter (or QD_NOALIAS on the
+  /// kernel, for all of them) promises, said to LLVM: the memory it
+  /// reaches is not that of any other pointer or ndarray parameter. (Read
+  /// from the argument block, the parameters are no function's parameters,
+  /// so the qualifier alone would say nothing.)
   static void emitRestrict(const Kernel &K, llvm::raw_ostream &OS) {
     auto Memory = [&](const Param &P) -> std::string {
       if (isScalarParam(K, P.Name))
@@ -418,11 +419,12 @@ private:
         return P.Name + ".ptr";
       return "";
     };
+    auto Restrict = [&](const Param &P) { return K.NoAlias || P.Restrict; };
     for (const Param &P : K.Params) {
-      if (!P.Restrict || Memory(P).empty())
+      if (!Restrict(P) || Memory(P).empty())
         continue;
       for (const Param &Q : K.Params)
-        if (&Q != &P && !Memory(Q).empty() && !(Q.Restrict && &Q < &P))
+        if (&Q != &P && !Memory(Q).empty() && !(Restrict(Q) && &Q < &P))
           OS << "  __builtin_assume_separate_storage(" << Memory(P) << ", "
              << Memory(Q) << ");\n";
     }

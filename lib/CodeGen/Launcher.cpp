@@ -247,6 +247,20 @@ void emitOverlapChecks(const Kernel &K, llvm::raw_ostream &OS) {
     }
 }
 
+/// QD_NOALIAS at launch: no two ndarray parameters may share memory.
+void emitNoAliasChecks(const Kernel &K, llvm::raw_ostream &OS) {
+  if (!K.NoAlias)
+    return;
+  for (size_t I = 0; I < K.Params.size(); ++I)
+    for (size_t J = I + 1; J < K.Params.size(); ++J) {
+      const Param &P = K.Params[I], &Q = K.Params[J];
+      if (P.Kind == ParamKind::Ndarray && Q.Kind == ParamKind::Ndarray)
+        OS << "  qd::detail::check_noalias(" << names::Args << '.' << P.Name
+           << ", " << names::Args << '.' << Q.Name << ", \"" << K.Name
+           << "\", \"" << P.Name << "\", \"" << Q.Name << "\");\n";
+    }
+}
+
 // The ABI layer of a launcher: what any front (the C++ API below, a
 // binding) writes between receiving the arguments, named as K's
 // parameters, and returning: the argument block, the trip counts, the
@@ -324,6 +338,7 @@ void emitLaunchCall(const Kernel &K, unsigned KernelIndex,
            << P.Name << ".ptr, \"" << K.Name << "\", \"" << P.Name << "\", "
            << names::Count << ", " << K.Tasks.size() << ");\n";
   emitOverlapChecks(K, OS);
+  emitNoAliasChecks(K, OS);
   emitDeviceChecks(K, OS);
   if (K.ReturnStmt)
     OS << "  " << K.ReturnType << ' ' << names::Return << "{};\n";

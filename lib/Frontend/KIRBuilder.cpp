@@ -104,6 +104,7 @@ public:
     K.Name = FD->getNameAsString();
     K.Scope = getScope(FD->getDeclContext());
     K.IsGraph = hasAnnotation(FD, "qd.graph");
+    K.NoAlias = hasAnnotation(FD, "qd.noalias");
     K.Loc = Src.getLoc(FD->getLocation());
     K.Range = Src.getRange(FD->getSourceRange());
     clang::QualType RT = FD->getReturnType();
@@ -1042,6 +1043,10 @@ public:
     // On any declaration, a member's or a function's without a body too.
     if (hasAnnotation(FD, "qd.graph") && !hasAnnotation(FD, "qd.kernel"))
       Diags.report(DiagID::err_graph_not_kernel, Src.getLoc(FD->getLocation()))
+          << FD->getQualifiedNameAsString();
+    if (hasAnnotation(FD, "qd.noalias") && !hasAnnotation(FD, "qd.kernel"))
+      Diags.report(DiagID::err_noalias_not_kernel,
+                   Src.getLoc(FD->getLocation()))
           << FD->getQualifiedNameAsString();
     if (!FD->doesThisDeclarationHaveABody())
       return true;

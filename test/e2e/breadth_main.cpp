@@ -248,12 +248,28 @@ int main() {
     breadth::row_sums(static_cast<float *>(Out.data()),
                       static_cast<const float *>(InA.data()), ScaleA, Rows,
                       Cols);
-    C.all("restrict pointers", Out.to_vector(), [&](size_t I) {
+    auto Want = [&](size_t I) {
       float Sum = 0.0f;
       for (int K = 0; K < Cols; ++K)
         Sum += In[I * Cols + K] * Scale[K];
       return Sum;
-    });
+    };
+    C.all("restrict pointers", Out.to_vector(), Want);
+    qd::Ndarray<float, 1> Out2({Rows});
+    qd::NdarrayView<float, 2> In2(static_cast<float *>(InA.data()),
+                                  {Rows, Cols});
+    breadth::row_sums_noalias(Out2, In2, ScaleA);
+    C.all("QD_NOALIAS ndarrays", Out2.to_vector(), Want);
+    // The first row of In as the output: it overlaps the input.
+    qd::NdarrayView<float, 1> Row(static_cast<float *>(InA.data()), {Rows});
+    std::string Why =
+        errorOf([&] { breadth::row_sums_noalias(Row, In2, ScaleA); });
+    C.that("QD_NOALIAS arrays that overlap are an error at launch",
+           Why == "kernel 'row_sums_noalias' is QD_NOALIAS, but its "
+                  "parameters 'out' and 'in' share memory");
+    if (!has(Why, "QD_NOALIAS"))
+      std::printf("  got: %s\n", Why.c_str());
+    C.all("nothing ran", InA.to_vector(), [&](size_t I) { return In[I]; });
   }
   {
     qd::Ndarray<float, 1> X({4});

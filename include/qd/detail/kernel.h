@@ -24,6 +24,7 @@
 #define QD_STREAM_PARALLEL
 #define QD_FUNC QD_DEVICE_FN
 #define QD_GRAPH
+#define QD_NOALIAS
 
 #include "qd/abi.h"
 #include "qd/detail/math_list.h"

@@ -73,18 +73,33 @@ inline void check_array_device(int array, int call, const char *kernel,
 /// different groups use, one of them writing (DESIGN section 2, rule 6).
 void check_overlap_(const void *a, size_t a_bytes, const void *b,
                     size_t b_bytes, const char *kernel, const char *what);
+/// Throws qd::Error "kernel '<kernel>' is QD_NOALIAS, but its parameters
+/// '<a>' and '<b>' share memory" when the two arrays' bytes overlap.
+void check_noalias_(const void *a, size_t a_bytes, const void *b,
+                    size_t b_bytes, const char *kernel, const char *a_name,
+                    const char *b_name);
+/// The bytes an ndarray of Dims dimensions of Elem-byte elements spans.
+template <typename X>
+inline size_t array_bytes_(const X &x, int dims, size_t elem) {
+  size_t n = x.ptr ? elem : 0;
+  for (int d = 0; d < dims; ++d)
+    n *= size_t(x.extent[d]);
+  return n;
+}
 template <typename T, int A, typename U, int B>
 inline void check_group_overlap(const qd::ndarray<T, A> &a,
                                 const qd::ndarray<U, B> &b, const char *kernel,
                                 const char *what) {
-  auto bytes = [](const auto &x, int dims, size_t elem) {
-    size_t n = x.ptr ? elem : 0;
-    for (int d = 0; d < dims; ++d)
-      n *= size_t(x.extent[d]);
-    return n;
-  };
-  check_overlap_(a.ptr, bytes(a, A, sizeof(T)), b.ptr, bytes(b, B, sizeof(U)),
-                 kernel, what);
+  check_overlap_(a.ptr, array_bytes_(a, A, sizeof(T)), b.ptr,
+                 array_bytes_(b, B, sizeof(U)), kernel, what);
+}
+/// Launchers of QD_NOALIAS kernels call it for each pair of ndarrays.
+template <typename T, int A, typename U, int B>
+inline void check_noalias(const qd::ndarray<T, A> &a,
+                          const qd::ndarray<U, B> &b, const char *kernel,
+                          const char *a_name, const char *b_name) {
+  check_noalias_(a.ptr, array_bytes_(a, A, sizeof(T)), b.ptr,
+                 array_bytes_(b, B, sizeof(U)), kernel, a_name, b_name);
 }
 
 /// The key of a kernel call's random numbers: a function of the seed

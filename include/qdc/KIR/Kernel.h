@@ -407,6 +407,9 @@ struct Kernel {
   bool UsesRandom = false;
   /// QD_GRAPH: the runtime replays a cached graph of the tasks.
   bool IsGraph = false;
+  /// QD_NOALIAS: its ndarray and pointer parameters reach disjoint memory
+  /// (the launcher checks the ndarrays).
+  bool NoAlias = false;
   bool hasScalars() const {
     return !Scalars.empty() || ReturnStmt || hasBoundSlots();
   }
