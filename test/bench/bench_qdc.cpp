@@ -228,6 +228,19 @@ int main() {
                            S, 15));
   print("copy_ms", deviceMs([&] { qd::copy_async(Y, X, S); }, S, 15));
 
+  // The running sum in the output array, without and with QD_NOALIAS.
+  {
+    constexpr int64_t Rows = 16384, Cols = 1024;
+    qd::Ndarray<float, 1> MvOut({Rows}), MvX({Cols});
+    qd::Ndarray<float, 2> MvA({Rows, Cols});
+    MvA.fill(0.5f);
+    MvX.fill(2.0f);
+    print("matvec_ms",
+          deviceMs([&] { bench::matvec(MvOut, MvA, MvX, On); }, S, 15));
+    print("matvec_noalias_ms",
+          deviceMs([&] { bench::matvec_noalias(MvOut, MvA, MvX, On); }, S, 15));
+  }
+
   // Timeline: a kernel on one stream and an async copy of 256 MiB of
   // pageable host memory on another, alone and together (host wall time
   // from the first call to both streams done). Overlapping, together takes
