@@ -800,7 +800,8 @@ private:
     for (const clang::Decl *D : DS->decls())
       if (const auto *Each = dyn_cast<clang::VarDecl>(D))
         Blocks.SharedArraysInLoops.insert(Each);
-    if (std::optional<unsigned> At = Rules.checkSharedArrayDecl(DS))
+    if (std::optional<unsigned> At =
+            Rules.checkSharedArrayDecl(DS, SharedBytes[CurrentLoop->Id]))
       CurrentLoop->SharedArrays.push_back(*At);
   }
 
@@ -978,6 +979,8 @@ private:
   unsigned GraphLoopDepth = 0;
   /// The top-level loop being walked, if any.
   kir::Stmt *CurrentLoop = nullptr;
+  /// Bytes of each loop's shared arrays so far.
+  llvm::DenseMap<unsigned, uint64_t> SharedBytes; ///< by loop Id
   /// The statement before was `qd::loop_config({.serialize = true})`.
   bool SerializeNext = false;
   llvm::DenseMap<const clang::DeclRefExpr *, kir::ReduceOp> StatementAtomics;

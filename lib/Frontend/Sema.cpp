@@ -540,7 +540,8 @@ std::optional<uint64_t> Sema::getSharedArrayBytes(clang::QualType T) const {
   return Bytes;
 }
 
-std::optional<unsigned> Sema::checkSharedArrayDecl(const clang::DeclStmt *DS) {
+std::optional<unsigned> Sema::checkSharedArrayDecl(const clang::DeclStmt *DS,
+                                                   uint64_t &LoopBytes) {
   const auto *V = clang::dyn_cast<clang::VarDecl>(*DS->decl_begin());
   if (!V)
     return std::nullopt;
@@ -569,6 +570,15 @@ std::optional<unsigned> Sema::checkSharedArrayDecl(const clang::DeclStmt *DS) {
     if (*Bytes > SharedLimit) {
       Diags.report(DiagID::err_shared_array_too_big, Loc)
           << Name << std::to_string(*Bytes) << std::to_string(SharedLimit);
+      return std::nullopt;
+    }
+    // The loop's arrays share one block's memory: the first one past the
+    // limit says so (once).
+    bool Within = LoopBytes <= SharedLimit;
+    LoopBytes += *Bytes;
+    if (Within && LoopBytes > SharedLimit) {
+      Diags.report(DiagID::err_shared_arrays_too_big, Loc)
+          << Name << std::to_string(LoopBytes) << std::to_string(SharedLimit);
       return std::nullopt;
     }
   }

@@ -96,9 +96,12 @@ public:
   void checkNoDoWhile(const clang::CallExpr *Call);
 
   /// A declaration of a qd::simt::block::shared_array in a parallel loop's
-  /// body: alone, no initializer or storage class, spelled in the .qd.
-  /// Returns the offset where GPU code puts `__shared__`.
-  std::optional<unsigned> checkSharedArrayDecl(const clang::DeclStmt *DS);
+  /// body: alone, no initializer or storage class, spelled in the .qd, and
+  /// within a block's static shared memory with the loop's other shared
+  /// arrays (LoopBytes: theirs so far, this one's added). Returns the
+  /// offset where GPU code puts `__shared__`.
+  std::optional<unsigned> checkSharedArrayDecl(const clang::DeclStmt *DS,
+                                               uint64_t &LoopBytes);
   /// A shared_array V declared anywhere else.
   void reportMisplacedSharedArray(const clang::VarDecl *V);
   /// qd::simt::block::sync reached, at Loc, from a serial statement.
