@@ -39,6 +39,7 @@ FEATURES = {
     'ipow': True,          # qd::pow of two integers (exact, wrapping)
     'vec_select': True,    # qd::select(qd::less(a, b), c, d) on vectors
     'vec_index': True,     # fields and ndarrays indexed by an integer vector
+    'noalias': True,       # QD_NOALIAS kernels, __restrict__ pointers (arrays are distinct)
     # Once broken, now fixed (each has a regression test in test/e2e/trust.qd):
     'param_writes': True,     # writes to scalar parameters at the top level
     'pointer_hoist': True,    # pointer reads in top-level locals and ranges
@@ -717,7 +718,8 @@ class Gen:
                 accesses.append(Access(h, p.name, writable=self.chance(0.8)))
         if self.f['pointers'] and self.chance(0.2):
             h = self.new_host_array(pointer=True)
-            p = Param(self.name('p'), 'ptr', array=h)
+            p = Param(self.name('p'), 'ptr', array=h,
+                      restrict=self.f['noalias'] and self.chance(0.5))
             params.append(p)
             accesses.append(Access(h, p.name, writable=self.chance(0.6), linear=True))
         return params, accesses
@@ -732,7 +734,8 @@ class Gen:
         name = self.name('k')
         pvars = [(p.name, p.ty) for p in scalar_params]
         if stream:
-            return Kernel(name, params, None, self.stream_body(accesses, pvars))
+            return Kernel(name, params, None, self.stream_body(accesses, pvars),
+                          noalias=self.f['noalias'] and self.chance(0.3))
         ret = self.scalar_type() if self.f['scalars'] and self.chance(0.4) else None
         flag = None
         if graph:
@@ -743,7 +746,8 @@ class Gen:
         if ret:
             sc = Scope(scalars, self.serial_view(accesses), serial=True)
             ret_expr = self.expr(ret, sc, 3)
-        return Kernel(name, params, ret, body, ret_expr, graph)
+        noalias = self.f['noalias'] and self.chance(0.3)
+        return Kernel(name, params, ret, body, ret_expr, graph, noalias)
 
     def serial_view(self, accesses, hoist=False):
         return [Access(a.array, a.ref, None, a.writable, a.linear) for a in accesses

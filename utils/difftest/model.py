@@ -192,15 +192,16 @@ class Array:
 class Param:
     """A kernel parameter: kind 'scalar' (ty), 'nd' or 'ptr' (array)."""
 
-    def __init__(self, name, kind, ty=None, array=None):
+    def __init__(self, name, kind, ty=None, array=None, restrict=False):
         self.name, self.kind, self.ty, self.array = name, kind, ty, array
+        self.restrict = restrict
 
     def decl(self):
         if self.kind == 'scalar':
             return f'{self.ty} {self.name}'
         if self.kind == 'nd':
             return f'qd::ndarray<{self.array.elem}, {len(self.array.shape)}> {self.name}'
-        return f'{self.array.elem} *{self.name}'
+        return f'{self.array.elem} *{"__restrict__ " if self.restrict else ""}{self.name}'
 
 
 class Func:
@@ -221,14 +222,16 @@ class Kernel:
     lists = ('body',)
     exprs = ('ret_expr',)
 
-    def __init__(self, name, params, ret, body, ret_expr=None, graph=False):
+    def __init__(self, name, params, ret, body, ret_expr=None, graph=False,
+                 noalias=False):
         self.name, self.params, self.ret, self.body = name, params, ret, body
-        self.ret_expr, self.graph = ret_expr, graph
+        self.ret_expr, self.graph, self.noalias = ret_expr, graph, noalias
 
     def emit(self):
         ps = ', '.join(p.decl() for p in self.params)
         graph = 'QD_GRAPH ' if self.graph else ''
-        out = [f'QD_KERNEL {graph}{self.ret or "void"} {self.name}({ps}) {{']
+        noalias = 'QD_NOALIAS ' if self.noalias else ''
+        out = [f'QD_KERNEL {graph}{noalias}{self.ret or "void"} {self.name}({ps}) {{']
         out += emit_list(self.body, '  ')
         if self.ret:
             out.append(f'  return {self.ret_expr.text()};')

@@ -21,6 +21,7 @@
 #define QD_KERNEL
 #define QD_FUNC
 #define QD_GRAPH
+#define QD_NOALIAS
 #define QD_STREAM_PARALLEL
 
 namespace qd {
