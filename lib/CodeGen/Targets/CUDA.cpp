@@ -14,6 +14,10 @@
 #include "../Compiler.h"
 #include "GpuHooks.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 using namespace qdc;
 using namespace qdc::codegen;
 
@@ -46,9 +50,55 @@ public:
   llvm::Expected<std::string>
   compileImage(const Compiler &C, const std::string &Source,
                const OffloadTarget &Target) const override {
-    return C.compileDevice(Source, *this, Target,
-                           Compiler::DeviceOutput::Assembly, "ptx",
-                           "the PTX for " + Target.getName());
+    llvm::Expected<std::string> Ptx =
+        C.compileDevice(Source, *this, Target, Compiler::DeviceOutput::Assembly,
+                        "ptx", "the PTX for " + Target.getName());
+    if (Ptx)
+      keepFileNamesOnOneLine(*Ptx);
+    return Ptx;
+  }
+
+  /// With -g, the `.loc` directives' comments repeat the source's path,
+  /// newlines and all (a legal folder name), which splits the line and
+  /// makes ptxas reject the PTX. Each path that `.file` names (escaped
+  /// there) with a newline or carriage return is written with '?' for them
+  /// wherever it appears raw.
+  static void keepFileNamesOnOneLine(std::string &Ptx) {
+    std::vector<std::string> Paths;
+    for (size_t At = Ptx.find(".file"); At != std::string::npos;
+         At = Ptx.find(".file", At + 1)) {
+      size_t Open = Ptx.find('"', At);
+      if (Open == std::string::npos || Ptx.find('\n', At) < Open)
+        continue;
+      std::string Path;
+      bool Odd = false;
+      for (size_t I = Open + 1; I + 1 < Ptx.size() && Ptx[I] != '"'; ++I) {
+        if (Ptx[I] != '\\') {
+          Path += Ptx[I];
+          continue;
+        }
+        char E = Ptx[++I];
+        Odd |= E == 'n' || E == 'r';
+        Path += E == 'n' ? '\n' : E == 'r' ? '\r' : E;
+      }
+      if (Odd)
+        Paths.push_back(Path);
+    }
+    // The comments may name the path relative to a folder above it: each
+    // tail of it that still holds the newline, longest first.
+    for (const std::string &Path : Paths)
+      for (size_t From = 0; From != std::string::npos;
+           From = Path.find('/', From + 1)) {
+        std::string Tail = Path.substr(From ? From + 1 : 0);
+        if (Tail.find_first_of("\n\r") == std::string::npos)
+          break;
+        std::string Safe = Tail;
+        std::replace(Safe.begin(), Safe.end(), '\n', '?');
+        std::replace(Safe.begin(), Safe.end(), '\r', '?');
+        for (size_t At = Ptx.find(Tail); At != std::string::npos;
+             At = Ptx.find(Tail, At + Safe.size()))
+          Ptx.replace(At, Tail.size(), Safe);
+      }
   }
 
   bool hasNativeImages(const Toolchain &Tools) const override {
