@@ -23,6 +23,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <map>
 
@@ -197,6 +199,7 @@ private:
             T.assembleImage(C, Out.Images[I].Data, F);
         if (!Code)
           return Code.takeError();
+        reportResources(F, C.takeToolLog());
         Native.push_back({T.getNativeImageKind(), F.getName(),
                           F.getArchNumber(), std::move(*Code)});
       }
@@ -205,6 +208,56 @@ private:
                       std::make_move_iterator(Native.begin()),
                       std::make_move_iterator(Native.end()));
     return llvm::Error::success();
+  }
+
+  /// What the native assembler said of F's code: with --resource-usage,
+  /// each task's registers, spills, stack and shared memory as a remark at
+  /// its .qd line; with -Xptxas -v, its own lines.
+  void reportResources(const OffloadTarget &F, llvm::StringRef Log) const {
+    const ToolchainOptions &TO = Tools.getOptions();
+    if (llvm::any_of(TO.PtxasArgs, [](const std::string &A) {
+          return A == "-v" || A == "--verbose";
+        }))
+      llvm::errs() << Log << (Log.ends_with("\n") ? "" : "\n");
+    if (!TO.ResourceUsage)
+      return;
+    llvm::Regex Entry("Compiling entry function '([^']+)'");
+    llvm::Regex Frame("([0-9]+) bytes stack frame, ([0-9]+) bytes spill "
+                      "stores, ([0-9]+) bytes spill loads");
+    llvm::Regex Used("Used ([0-9]+) registers");
+    llvm::Regex Shared("([0-9]+) bytes smem");
+    std::string Task, Stack = "0", Stores = "0", Loads = "0";
+    llvm::SmallVector<llvm::StringRef, 8> Got;
+    llvm::SmallVector<llvm::StringRef, 0> Lines;
+    Log.split(Lines, '\n');
+    for (llvm::StringRef Line : Lines) {
+      if (Entry.match(Line, &Got)) {
+        Task = Got[1].str();
+        Stack = Stores = Loads = "0";
+      } else if (Frame.match(Line, &Got)) {
+        Stack = Got[1].str(), Stores = Got[2].str(), Loads = Got[3].str();
+      } else if (!Task.empty() && Used.match(Line, &Got)) {
+        std::string Registers = Got[1].str();
+        std::string Smem = Shared.match(Line, &Got) ? Got[1].str() : "0";
+        SourceLoc Loc = findTask(Task);
+        llvm::errs() << (Loc.isValid() ? Loc.File : Opts.InputPath) << ':'
+                     << Loc.Line << ':' << Loc.Column << ": remark: task '"
+                     << Task << "' for " << F.getName() << ": " << Registers
+                     << " registers, " << Stack << " bytes stack, " << Stores
+                     << " bytes spill stores, " << Loads
+                     << " bytes spill loads, " << Smem
+                     << " bytes shared memory\n";
+        Task.clear();
+      }
+    }
+  }
+  /// Where task Name (an entry function) comes from in the .qd.
+  SourceLoc findTask(llvm::StringRef Name) const {
+    for (const kir::Kernel &K : M.Kernels)
+      for (const kir::Task &Tk : K.Tasks)
+        if (Tk.Name == Name)
+          return Tk.Loc;
+    return {};
   }
 
   const kir::Module &M;

@@ -227,7 +227,8 @@ runClangToBuffer(std::vector<std::string> Args, const std::string &InputName,
 
 /// Runs a program; its output goes into the error when it fails.
 static llvm::Error runProgram(llvm::ArrayRef<std::string> Args,
-                              const ToolchainOptions &TO) {
+                              const ToolchainOptions &TO,
+                              std::string *Printed = nullptr) {
   if (Args.empty() || Args[0].empty())
     return makeError("a tool qdc needs was not found");
   TempFile Log;
@@ -245,8 +246,16 @@ static llvm::Error runProgram(llvm::ArrayRef<std::string> Args,
   std::string ErrMsg;
   int RC = llvm::sys::ExecuteAndWait(Args[0], Argv, std::nullopt, Redirects, 0,
                                      0, &ErrMsg);
-  if (RC == 0)
+  if (RC == 0) {
+    if (Printed) {
+      llvm::Expected<std::string> Text = Log.read("the log");
+      if (Text)
+        *Printed = std::move(*Text);
+      else
+        llvm::consumeError(Text.takeError());
+    }
     return llvm::Error::success();
+  }
   llvm::Expected<std::string> Text = Log.read("the log");
   std::string Why = Text ? llvm::StringRef(*Text).trim().str() : ErrMsg;
   if (!Text)
@@ -299,8 +308,9 @@ Compiler::runTool(const std::string &Input, const char *InExt,
       return makeError("cannot write " + In.path() + ": " + EC.message());
     OS << Input;
   }
-  if (llvm::Error E =
-          runProgram(MakeArgs(In.path(), Out.path()), Tools.getOptions()))
+  ToolLog.clear();
+  if (llvm::Error E = runProgram(MakeArgs(In.path(), Out.path()),
+                                 Tools.getOptions(), &ToolLog))
     return std::move(E);
   return Out.read(What);
 }

@@ -59,6 +59,7 @@ public:
   /// A tool run on Input: Input is written to a temporary file ending in
   /// InExt, MakeArgs(In, Out) is the command line, and the file Out
   /// (ending in OutExt) it wrote is returned; What names it in errors.
+  /// What the tool printed is kept (takeToolLog).
   llvm::Expected<std::string>
   runTool(const std::string &Input, const char *InExt, const char *OutExt,
           llvm::function_ref<std::vector<std::string>(llvm::StringRef In,
@@ -66,6 +67,9 @@ public:
               MakeArgs,
           const llvm::Twine &What) const;
   const Toolchain &getToolchain() const { return Tools; }
+  /// What the last tool runTool ran printed (its standard output and
+  /// error), once.
+  std::string takeToolLog() const { return std::move(ToolLog); }
   /// A C++ translation unit to a relocatable object. Only symbols whose
   /// mangled names start with PublicPrefix (the generated namespace) stay
   /// global; the .qd file's own functions and variables become local, so
@@ -88,6 +92,7 @@ private:
   std::string InputPath;
   WarningLog OwnWarnings;
   WarningLog &Warnings;
+  mutable std::string ToolLog;
 };
 
 } // namespace qdc::codegen

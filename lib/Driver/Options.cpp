@@ -219,6 +219,18 @@ private:
         ->check(CLI::IsMember({"0", "1", "2", "3"}));
     App.add_flag("-g", Opts.Tools.DebugInfo,
                  "Line information in the generated code");
+    App.add_flag(dash1("-lineinfo"), Opts.Tools.LineInfo,
+                 "Source lines in the GPU code for profilers (nvcc's "
+                 "-lineinfo), without -g's debug information");
+    App.add_option(dash1("-Xptxas"), Opts.Tools.PtxasArgs,
+                   "Give <opt> to ptxas (comma-separated options as nvcc "
+                   "takes them: -Xptxas -v,-warn-spills)")
+        ->type_name("<opt>")
+        ->delimiter(',')
+        ->allow_extra_args(false);
+    App.add_flag("--resource-usage", Opts.Tools.ResourceUsage,
+                 "Report each task's registers, spills, stack and shared "
+                 "memory per NVIDIA architecture, as ptxas -v finds them");
     App.add_flag("--debug", Opts.Tools.CheckIndices,
                  "Check every field and ndarray index in device code: an "
                  "index out of bounds is a qd::Error at the next "

@@ -42,6 +42,15 @@ struct ToolchainOptions {
   std::string Std = "c++20";
   unsigned OptLevel = 3;
   bool DebugInfo = false;
+  /// -lineinfo (nvcc's): source lines in the GPU code for profilers,
+  /// without full debug information.
+  bool LineInfo = false;
+  /// -Xptxas <opt>: given to every ptxas run, in order.
+  std::vector<std::string> PtxasArgs;
+  /// --resource-usage: each task's registers, spills, stack and shared
+  /// memory per architecture, as ptxas -v reports them, at the kernel's
+  /// .qd line.
+  bool ResourceUsage = false;
   /// qdc --debug: every field and ndarray index is checked (QD_DEBUG).
   bool CheckIndices = false;
   /// -ffast-math / --use_fast_math: fast-math flags in device and CPU code,

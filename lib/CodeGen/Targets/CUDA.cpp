@@ -40,6 +40,9 @@ public:
     if (Tools.getOptions().FastMath)
       Args.insert(Args.end(), {"-fgpu-flush-denormals-to-zero",
                                "-fgpu-approx-transcendentals"});
+    // -lineinfo: line tables for the GPU code alone (-g has them already).
+    if (Tools.getOptions().LineInfo && !Tools.getOptions().DebugInfo)
+      Args.push_back("-gline-tables-only");
     if (!Tools.getLibdevice().empty())
       Args.insert(Args.end(),
                   {"-DQD_HAVE_LIBDEVICE=1", "-Xclang", "-mlink-builtin-bitcode",
@@ -119,8 +122,11 @@ public:
                                        "-o",
                                        Out.str(),
                                        In.str()};
-      if (TO.DebugInfo)
+      if (TO.DebugInfo || TO.LineInfo)
         Args.push_back("-lineinfo");
+      if (TO.ResourceUsage)
+        Args.push_back("-v");
+      Args.insert(Args.end(), TO.PtxasArgs.begin(), TO.PtxasArgs.end());
       return Args;
     };
     return C.runTool(Ptx, "ptx", "cubin", Ptxas,
