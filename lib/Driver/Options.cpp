@@ -46,8 +46,14 @@ std::string toCLI11Spelling(llvm::StringRef Arg,
     return "-O1";
   if (Arg == "-Os" || Arg == "-Oz")
     return "-O2";
-  if (Arg == "-###") // clang's and nvcc's: print the commands, run none
+  // clang's and nvcc's: print the commands, run none.
+  if (Arg == "-###" || Arg == "-dryrun" || Arg == "--dryrun")
     return "--print-commands-only";
+  // nvcc's --keep: the intermediate files, in the current folder.
+  if (Arg == "-keep" || Arg == "--keep")
+    return "--save-temps=cwd";
+  if (Arg == "-keep-dir")
+    return "--keep-dir";
   if (Arg == "-fdiagnostics-color")
     return "--fdiagnostics-color=always";
   // -save-temps and --save-temps keep them in the current folder, as clang.
@@ -182,10 +188,13 @@ private:
     App.add_option("--save-temps", Opts.SaveTemps,
                    "Keep the intermediate files of an object's compile (the "
                    "device source, the launcher source, each GPU image) in "
-                   "the current folder (cwd, the default) or beside the "
-                   "object (obj)")
-        ->type_name("<where>")
-        ->check(CLI::IsMember({"cwd", "obj"}));
+                   "the current folder (cwd, the default), beside the "
+                   "object (obj) or in a folder (also --keep, "
+                   "--keep-dir <dir>, as nvcc spells them)")
+        ->type_name("<where>");
+    App.add_option("--keep-dir", Opts.SaveTemps,
+                   "nvcc's: keep the intermediate files in <dir>")
+        ->type_name("<dir>");
     App.add_flag(dash1("-fPIC") + "," + dash1("-fpic"), PIC,
                  "Accepted: objects are always position independent");
   }
@@ -219,6 +228,9 @@ private:
         ->check(CLI::IsMember({"0", "1", "2", "3"}));
     App.add_flag("-g", Opts.Tools.DebugInfo,
                  "Line information in the generated code");
+    App.add_flag("-G", Opts.Tools.DeviceDebug,
+                 "nvcc's device debugging: the GPU code unoptimized, with "
+                 "full debug information (cuda-gdb)");
     App.add_flag(dash1("-lineinfo"), Opts.Tools.LineInfo,
                  "Source lines in the GPU code for profilers (nvcc's "
                  "-lineinfo), without -g's debug information");
@@ -550,6 +562,12 @@ static llvm::Error combineOptions(Parser &P) {
 
 /// What must hold of the options together.
 static llvm::Error checkCombination(const Parser &P) {
+  const std::string &Keep = P.Opts.SaveTemps;
+  if (!Keep.empty() && Keep != "cwd" && Keep != "obj" &&
+      !llvm::sys::fs::is_directory(Keep))
+    return makeError("--keep-dir / --save-temps=" + Keep +
+                     ": no such folder; --save-temps takes cwd, obj or a "
+                     "folder that exists");
   if (!P.Opts.StopAfter.empty() && !findPass(P.Opts.StopAfter))
     return makeError("unknown pass '" + P.Opts.StopAfter +
                      "' in --stop-after; --print-passes lists them");

@@ -174,6 +174,8 @@ getSavedTemps(const DriverOptions &Opts, const OutputPaths &Paths,
   llvm::SmallString<256> Dir;
   if (Opts.SaveTemps == "obj")
     Dir = llvm::sys::path::parent_path(Paths.Main);
+  else if (Opts.SaveTemps != "cwd")
+    Dir = Opts.SaveTemps; // a folder (--keep-dir, --save-temps=<dir>)
   std::string Stem = llvm::sys::path::stem(Opts.InputFile).str();
   auto PathOf = [&](const std::string &Name) {
     llvm::SmallString<256> Path(Dir);

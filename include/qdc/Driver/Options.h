@@ -54,8 +54,9 @@ struct DriverOptions {
   bool PlanAsDot = false;
   bool SyntaxOnly = false;
   bool FuseTasks = true; ///< -ffuse-tasks (the default), -fno-fuse-tasks
-  /// --save-temps[=cwd|obj]: keep the intermediate files in the current
-  /// folder ("cwd") or beside the object ("obj"); empty: not kept.
+  /// --save-temps[=cwd|obj|<dir>] (--keep, --keep-dir <dir>): keep the
+  /// intermediate files in the current folder ("cwd"), beside the object
+  /// ("obj") or in a folder; empty: not kept.
   std::string SaveTemps;
   bool PrintIncludeDir = false;
   bool PrintClangdConfig = false; ///< --print-clangd-config

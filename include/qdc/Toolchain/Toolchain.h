@@ -45,6 +45,8 @@ struct ToolchainOptions {
   /// -lineinfo (nvcc's): source lines in the GPU code for profilers,
   /// without full debug information.
   bool LineInfo = false;
+  /// -G (nvcc's): GPU code at -O0 with full debug information.
+  bool DeviceDebug = false;
   /// -Xptxas <opt>: given to every ptxas run, in order.
   std::vector<std::string> PtxasArgs;
   /// --resource-usage: each task's registers, spills, stack and shared

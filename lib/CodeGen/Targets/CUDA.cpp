@@ -14,6 +14,8 @@
 #include "../Compiler.h"
 #include "GpuHooks.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -40,8 +42,12 @@ public:
     if (Tools.getOptions().FastMath)
       Args.insert(Args.end(), {"-fgpu-flush-denormals-to-zero",
                                "-fgpu-approx-transcendentals"});
-    // -lineinfo: line tables for the GPU code alone (-g has them already).
-    if (Tools.getOptions().LineInfo && !Tools.getOptions().DebugInfo)
+    // -lineinfo: line tables for the GPU code alone (-g has them already);
+    // -G: no optimization and full debug information (the last -O and -g
+    // count).
+    if (Tools.getOptions().DeviceDebug)
+      Args.insert(Args.end(), {"-O0", "-g"});
+    else if (Tools.getOptions().LineInfo && !Tools.getOptions().DebugInfo)
       Args.push_back("-gline-tables-only");
     if (!Tools.getLibdevice().empty())
       Args.insert(Args.end(),
@@ -56,9 +62,32 @@ public:
     llvm::Expected<std::string> Ptx =
         C.compileDevice(Source, *this, Target, Compiler::DeviceOutput::Assembly,
                         "ptx", "the PTX for " + Target.getName());
-    if (Ptx)
+    if (Ptx) {
       keepFileNamesOnOneLine(*Ptx);
+      if (C.getToolchain().getOptions().DeviceDebug)
+        renameDebugReferences(*Ptx);
+    }
     return Ptx;
+  }
+
+  /// With full debug information (-G), LLVM 19's NVPTX back end writes the
+  /// debug sections' references to globals by their IR names (`.str`,
+  /// `__func__.k_t0`), after its own pass renamed those globals for PTX
+  /// ('.' became "_$_"): ptxas rejects them. The references take the
+  /// globals' PTX names.
+  static void renameDebugReferences(std::string &Ptx) {
+    for (const char *Directive : {"\n.b64 ", "\n.b32 "})
+      for (size_t At = Ptx.find(Directive); At != std::string::npos;
+           At = Ptx.find(Directive, At + 1)) {
+        size_t Begin = At + 6, End = Ptx.find_first_of(" \t\n/", Begin);
+        if (End == std::string::npos || Begin == End ||
+            llvm::isDigit(Ptx[Begin]))
+          continue;
+        std::string Name = Ptx.substr(Begin, End - Begin), Fixed;
+        for (char Ch : Name)
+          Fixed += Ch == '.' ? std::string("_$_") : std::string(1, Ch);
+        Ptx.replace(Begin, Name.size(), Fixed);
+      }
   }
 
   /// With -g, the `.loc` directives' comments repeat the source's path,
@@ -116,13 +145,16 @@ public:
     const Toolchain &Tools = C.getToolchain();
     const ToolchainOptions &TO = Tools.getOptions();
     auto Ptxas = [&](llvm::StringRef In, llvm::StringRef Out) {
-      std::vector<std::string> Args = {Tools.getPtxas(),
-                                       "-arch=" + For.getName(),
-                                       "-O" + std::to_string(TO.OptLevel),
-                                       "-o",
-                                       Out.str(),
-                                       In.str()};
-      if (TO.DebugInfo || TO.LineInfo)
+      std::vector<std::string> Args = {
+          Tools.getPtxas(),
+          "-arch=" + For.getName(),
+          "-O" + std::to_string(TO.DeviceDebug ? 0 : TO.OptLevel),
+          "-o",
+          Out.str(),
+          In.str()};
+      if (TO.DeviceDebug)
+        Args.push_back("-g");
+      else if (TO.DebugInfo || TO.LineInfo)
         Args.push_back("-lineinfo");
       if (TO.ResourceUsage)
         Args.push_back("-v");
