@@ -68,14 +68,20 @@ void TaskPool::copy(void *Dst, const void *Src, size_t Bytes,
     std::memcpy(Dst, Src, Bytes);
     return;
   }
+  // (The pieces' copies are intercepted by ThreadSanitizer: the caller's
+  // writes before come before them, theirs before its return.)
+  tsanRelease(&Pieces);
   P->Arena.execute([&] {
     oneapi::tbb::parallel_for(
         size_t(0), Pieces,
         [&](size_t I) {
+          tsanAcquire(&Pieces);
           size_t Begin = Bytes * I / Pieces, End = Bytes * (I + 1) / Pieces;
           std::memcpy(static_cast<char *>(Dst) + Begin,
                       static_cast<const char *>(Src) + Begin, End - Begin);
+          tsanRelease(&Pieces);
         },
         oneapi::tbb::simple_partitioner());
   });
+  tsanAcquire(&Pieces);
 }

@@ -57,7 +57,9 @@ private:
 /// Happens-before edges for ThreadSanitizer across oneTBB (no-ops in other
 /// builds): what a thread did before tsanRelease(A) happens before what
 /// another thread does after a later tsanAcquire(A).
-#if defined(__SANITIZE_THREAD__)
+/// (TaskPool.cpp itself is built without the sanitizer, with
+/// QDRT_TSAN_ANNOTATE.)
+#if defined(__SANITIZE_THREAD__) || defined(QDRT_TSAN_ANNOTATE)
 extern "C" void __tsan_acquire(void *Address);
 extern "C" void __tsan_release(void *Address);
 inline void tsanRelease(void *A) { __tsan_release(A); }

@@ -21,7 +21,8 @@ for sanitizer in tsan asan; do
   fi
   ninja -C "$dir" -j"$jobs" qdrt-unittests
   echo "== libqdrt tests under $sanitizer"
-  QD_ARCH= TSAN_OPTIONS=halt_on_error=1 "$dir/bin/qdrt-unittests" --gtest_brief=1
+  QD_ARCH= TSAN_OPTIONS="halt_on_error=1 suppressions=$root/utils/tsan.supp" \
+    "$dir/bin/qdrt-unittests" --gtest_brief=1
 done
 
 # The fuzzer: its regression corpus, then a one-minute smoke run.
