@@ -694,12 +694,21 @@ using dmat4 = mat<double, 4, 4>;
   QD_LINALG_FN constexpr vec<T, N> name(T s, const vec<T, N> &a) {             \
     return name(vec_fill_<T, N>(s), a);                                        \
   }                                                                            \
-  /** The least (greatest) component. */                                      \
+  /** The least (greatest) component. */                                       \
   template <typename T, int N>                                                 \
   QD_LINALG_FN constexpr T name(const vec<T, N> &a) {                          \
     T r = a[0];                                                                \
     for (int i = 1; i < N; ++i)                                                \
       r = pick(r, a[i]);                                                       \
+    return r;                                                                  \
+  }                                                                            \
+  /** Matrices, element by element. */                                         \
+  template <typename T, int R, int C>                                          \
+  QD_LINALG_FN constexpr mat<T, R, C> name(const mat<T, R, C> &a,              \
+                                           const mat<T, R, C> &b) {            \
+    mat<T, R, C> r{};                                                          \
+    for (int i = 0; i < R; ++i)                                                \
+      r.rows[i] = name(a.rows[i], b.rows[i]);                                  \
     return r;                                                                  \
   }
 template <typename T, int N> QD_LINALG_FN constexpr vec<T, N> vec_fill_(T s) {

@@ -235,6 +235,17 @@ int main() {
     C.all("promotion", breadth::promo.to_vector(),
           [&](size_t I) { return Want[I]; }, 1e-12);
   }
+  breadth::mat_min_max(7.0f);
+  {
+    auto M = breadth::mat_minmax.to_vector();
+    const float Want[2][4] = {{1, 4, -2, 0}, {3, 5, -1, 7}};
+    bool Same = true;
+    for (int K = 0; K < 2; ++K)
+      for (int I = 0; I < 2; ++I)
+        for (int J = 0; J < 2; ++J)
+          Same &= M[K](I, J) == Want[K][I * 2 + J];
+    C.that("qd::min and qd::max of matrices", Same);
+  }
   {
     constexpr int Rows = 300, Cols = 37;
     std::vector<float> In(Rows * Cols), Scale(Cols);
