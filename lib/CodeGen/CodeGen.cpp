@@ -207,6 +207,16 @@ private:
     Out.Images.insert(Out.Images.begin() + End,
                       std::make_move_iterator(Native.begin()),
                       std::make_move_iterator(Native.end()));
+    if (Tools.getOptions().ResourceUsage && Native.empty())
+      llvm::errs() << "qdc: warning: --resource-usage reports what ptxas "
+                      "finds for NVIDIA architectures; "
+                   << (llvm::any_of(Out.Images,
+                                    [](const DeviceImage &I) {
+                                      return I.Kind == ImageKind::PTX;
+                                    })
+                           ? "ptxas (the CUDA toolkit) was not found"
+                           : "none is compiled for")
+                   << "\n";
     return llvm::Error::success();
   }
 
