@@ -453,6 +453,36 @@ static void findGraphLoopJumps(const clang::Stmt *S, SourceInfo &Src,
                        Depth + 1);
 }
 
+/// Whether S (in Body) may write memory that outlives Body: an assignment,
+/// increment or decrement of anything but a variable declared in Body, or
+/// any call (a function, an operator, a constructor, inline assembly) --
+/// what it does is not followed.
+static bool mayWrite(const clang::Stmt *S, const clang::Stmt *Body) {
+  if (!S)
+    return false;
+  if (clang::isa<clang::CallExpr, clang::CXXConstructExpr, clang::AsmStmt,
+                 clang::CXXNewExpr, clang::CXXDeleteExpr>(S))
+    return true;
+  const clang::Expr *Target = nullptr;
+  if (const auto *B = clang::dyn_cast<clang::BinaryOperator>(S))
+    Target = B->isAssignmentOp() ? B->getLHS() : nullptr;
+  else if (const auto *U = clang::dyn_cast<clang::UnaryOperator>(S))
+    Target = U->isIncrementDecrementOp() ? U->getSubExpr() : nullptr;
+  if (Target) {
+    const auto *Ref =
+        clang::dyn_cast<clang::DeclRefExpr>(Target->IgnoreParenImpCasts());
+    const auto *V =
+        Ref ? clang::dyn_cast<clang::VarDecl>(Ref->getDecl()) : nullptr;
+    if (!V || !V->hasLocalStorage() || V->getType()->isReferenceType() ||
+        !Body->getSourceRange().fullyContains(V->getSourceRange()))
+      return true;
+  }
+  for (const clang::Stmt *Child : S->children())
+    if (mayWrite(Child, Body))
+      return true;
+  return false;
+}
+
 void Sema::checkGraphLoop(const clang::WhileStmt *W,
                           const clang::CallExpr *Call,
                           const clang::FunctionDecl *Kernel, bool IsGraph,
@@ -467,6 +497,7 @@ void Sema::checkGraphLoop(const clang::WhileStmt *W,
   else if (!IsGraph)
     Diags.report(DiagID::err_do_while_not_graph, Built.Loc) << Name;
   findGraphLoopJumps(W->getBody(), Src, Diags);
+  Built.BodyMayWrite = mayWrite(W->getBody(), W->getBody());
 
   const clang::Expr *Arg = Call->getNumArgs() == 1
                                ? Call->getArg(0)->IgnoreParenImpCasts()

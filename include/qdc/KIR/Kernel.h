@@ -297,6 +297,9 @@ struct Stmt {
   // parameter (its name) or field (its qualified name).
   std::string Flag;
   bool FlagIsField = false;
+  /// Whether the body may write memory (it assigns something not declared
+  /// in it, or calls a function); a body that cannot never clears its flag.
+  bool BodyMayWrite = true;
 };
 
 /// A QD_STREAM_PARALLEL block found below the top level of a kernel.
