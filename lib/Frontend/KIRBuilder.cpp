@@ -753,8 +753,10 @@ private:
                   CurrentItem->Memory);
     if (const auto *DS = dyn_cast<clang::DeclStmt>(S))
       noteSharedArray(DS);
-    else if (const auto *Call = dyn_cast<clang::CallExpr>(S))
+    else if (const auto *Call = dyn_cast<clang::CallExpr>(S)) {
       noteBlockSync(Call);
+      noteRandom(Call);
+    }
     if (isa<clang::CallExpr>(S))
       Rules.checkNoDoWhile(cast<clang::CallExpr>(S));
 
@@ -803,6 +805,18 @@ private:
     if (std::optional<unsigned> At =
             Rules.checkSharedArrayDecl(DS, SharedBytes[CurrentLoop->Id]))
       CurrentLoop->SharedArrays.push_back(*At);
+  }
+
+  /// qd::random and qd::randn in a parallel loop's body keep each thread's
+  /// state in the block's shared memory (prelude_gpu.h's rng slots), which
+  /// the loop's shared arrays share; counted once per loop.
+  void noteRandom(const clang::CallExpr *Call) {
+    const clang::FunctionDecl *Callee = Call->getDirectCallee();
+    if (!CurrentLoop || !Callee ||
+        !(isQdFunction(Callee, "random") || isQdFunction(Callee, "randn")) ||
+        !RandomLoops.insert(CurrentLoop->Id).second)
+      return;
+    Rules.checkRandomSharedBytes(Call, SharedBytes[CurrentLoop->Id]);
   }
 
   /// A call that reaches qd::simt::block::sync: the loop runs whole
@@ -981,6 +995,7 @@ private:
   kir::Stmt *CurrentLoop = nullptr;
   /// Bytes of each loop's shared arrays so far.
   llvm::DenseMap<unsigned, uint64_t> SharedBytes; ///< by loop Id
+  llvm::DenseSet<unsigned> RandomLoops; ///< loops that call qd::random
   /// The statement before was `qd::loop_config({.serialize = true})`.
   bool SerializeNext = false;
   llvm::DenseMap<const clang::DeclRefExpr *, kir::ReduceOp> StatementAtomics;

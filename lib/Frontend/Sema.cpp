@@ -571,6 +571,9 @@ std::optional<uint64_t> Sema::getSharedArrayBytes(clang::QualType T) const {
   return Bytes;
 }
 
+/// A block's static shared memory: NVIDIA's static limit (AMD has 64 KiB).
+static constexpr uint64_t SharedLimit = 48 * 1024;
+
 std::optional<unsigned> Sema::checkSharedArrayDecl(const clang::DeclStmt *DS,
                                                    uint64_t &LoopBytes) {
   const auto *V = clang::dyn_cast<clang::VarDecl>(*DS->decl_begin());
@@ -596,7 +599,6 @@ std::optional<unsigned> Sema::checkSharedArrayDecl(const clang::DeclStmt *DS,
   // Over a block's static shared memory the GPU compile fails in ptxas,
   // naming a generated task; the limit is checked here, at the user's
   // line, for every target (48 KiB: NVIDIA's static limit, AMD has 64).
-  constexpr uint64_t SharedLimit = 48 * 1024;
   if (std::optional<uint64_t> Bytes = getSharedArrayBytes(V->getType())) {
     if (*Bytes > SharedLimit) {
       Diags.report(DiagID::err_shared_array_too_big, Loc)
@@ -614,6 +616,18 @@ std::optional<unsigned> Sema::checkSharedArrayDecl(const clang::DeclStmt *DS,
     }
   }
   return Range.Begin;
+}
+
+void Sema::checkRandomSharedBytes(const clang::CallExpr *Call,
+                                  uint64_t &LoopBytes) {
+  // prelude_gpu.h: 1024 slots of two uint64_t and two uint32_t.
+  constexpr uint64_t RngSharedBytes = 1024 * 24;
+  bool Within = LoopBytes <= SharedLimit;
+  LoopBytes += RngSharedBytes;
+  if (Within && LoopBytes > SharedLimit)
+    Diags.report(DiagID::err_random_shared_too_big,
+                 Src.getLoc(Call->getBeginLoc()))
+        << std::to_string(LoopBytes) << std::to_string(SharedLimit);
 }
 
 void Sema::reportMisplacedSharedArray(const clang::VarDecl *V) {

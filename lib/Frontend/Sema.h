@@ -102,6 +102,10 @@ public:
   /// offset where GPU code puts `__shared__`.
   std::optional<unsigned> checkSharedArrayDecl(const clang::DeclStmt *DS,
                                                uint64_t &LoopBytes);
+  /// The first qd::random or qd::randn call of a parallel loop: its
+  /// threads' states take RngSharedBytes of the block's shared memory,
+  /// added to LoopBytes and checked against the limit.
+  void checkRandomSharedBytes(const clang::CallExpr *Call, uint64_t &LoopBytes);
   /// A shared_array V declared anywhere else.
   void reportMisplacedSharedArray(const clang::VarDecl *V);
   /// qd::simt::block::sync reached, at Loc, from a serial statement.
