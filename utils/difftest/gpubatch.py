@@ -2,7 +2,7 @@
 
 On this (build) machine: each seed's program is compiled by qdc for the GPU
 (--offload-arch, PTX) and linked into an executable; its expected output
-comes from the serial reference. The batch directory holds lib/libqdrt.so,
+comes from the serial reference. The batch directory holds lib/libqdrt.so (and lib/tbb),
 compare.py, one directory per seed (app, expected.txt, prog.qd) and run.sh,
 which on the GPU machine runs every program with QD_ARCH=cuda, compares and
 prints a summary. The GPU machine needs only bash and python3.
@@ -84,8 +84,7 @@ def build_one(seed, feats, arch, tools, out, work_root):
 def build(args, tools):
     feats = parse_features(args.features)
     out = os.path.abspath(args.out)
-    os.makedirs(os.path.join(out, 'lib'), exist_ok=True)
-    shutil.copy(os.path.join(tools.lib, 'libqdrt.so'), os.path.join(out, 'lib'))
+    runner.copy_runtime(tools, out)
     shutil.copy(os.path.join(HERE, 'compare.py'), out)
     with open(os.path.join(out, 'run.sh'), 'w') as f:
         f.write(RUN_SH)

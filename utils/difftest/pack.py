@@ -154,8 +154,7 @@ def gpu_batch(args, tools):
     """One directory per pack (app, expected.txt) and run.sh, as gpubatch."""
     feats = parse_features(args.features)
     out = os.path.abspath(args.out)
-    os.makedirs(os.path.join(out, 'lib'), exist_ok=True)
-    shutil.copy(os.path.join(tools.lib, 'libqdrt.so'), os.path.join(out, 'lib'))
+    runner.copy_runtime(tools, out)
     shutil.copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'compare.py'), out)
     with open(os.path.join(out, 'run.sh'), 'w') as f:
         f.write(gpubatch.RUN_SH)

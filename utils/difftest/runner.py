@@ -166,3 +166,14 @@ def check_once(work, tools, variants, threads, expected=None):
     o = Outcome('pass')
     o.runs = runs
     return o
+
+
+def copy_runtime(tools, out):
+    """libqdrt, and the oneTBB it finds beside it (lib/tbb), into out/lib, for
+    a batch carried to a machine that may lack libtbb12."""
+    lib = os.path.join(out, 'lib')
+    os.makedirs(lib, exist_ok=True)
+    shutil.copy(os.path.join(tools.lib, 'libqdrt.so'), lib)
+    tbb = os.path.join(tools.lib, 'tbb')
+    if os.path.isdir(tbb):
+        shutil.copytree(tbb, os.path.join(lib, 'tbb'), dirs_exist_ok=True)
