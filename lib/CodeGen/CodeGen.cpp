@@ -19,6 +19,7 @@
 #include "Names.h"
 #include "SourceGen.h"
 
+#include "qdc/Support/DeepStack.h"
 #include "qdc/Support/Diagnostic.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -27,6 +28,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
+#include <optional>
 
 using namespace qdc;
 using namespace qdc::codegen;
@@ -69,21 +71,23 @@ public:
         return std::move(E);
       return std::move(Out);
     }
-    if (llvm::Error E = buildImages())
-      return std::move(E);
-    if (Opts.Stage == CodeGenStage::Images)
+    std::vector<ImageJob> Jobs = planImages();
+    if (Opts.Stage == CodeGenStage::Images) {
+      llvm::erase_if(Jobs, [](const ImageJob &J) { return J.From >= 0; });
+      if (llvm::Error E = buildImages(Jobs))
+        return std::move(E);
       return std::move(Out);
-    if (llvm::Error E = buildNativeImages())
-      return std::move(E);
+    }
+    // The launcher declares the images; they are defined in the object.
+    std::vector<DeviceImage> Planned;
+    for (const ImageJob &J : Jobs)
+      Planned.push_back(J.Image);
     Out.LauncherSource =
-        generateLauncherSource(M, Opts.Namespace, Opts.InputPath, Out.Images);
+        generateLauncherSource(M, Opts.Namespace, Opts.InputPath, Planned);
     if (Opts.Stage == CodeGenStage::Launcher)
       return std::move(Out);
-    llvm::Expected<std::string> Object = C.compileHostObject(
-        Out.LauncherSource, names::getMangledPrefix(Opts.Namespace));
-    if (!Object)
-      return explainHostFailure(Object.takeError());
-    Out.Object = std::move(*Object);
+    if (llvm::Error E = buildObject(Jobs))
+      return std::move(E);
     return std::move(Out);
   }
 
@@ -106,21 +110,39 @@ private:
   /// source per target (once per PTX target, as buildImages), then the
   /// launcher.
   llvm::Error checkSources() {
-    std::vector<OffloadTarget> Done;
-    for (const OffloadTarget &Asked : Opts.Targets) {
-      const DeviceHooks &T = getHooksForTarget(Asked);
-      OffloadTarget Target = Asked.getPtxTarget();
-      if (llvm::is_contained(Done, Target))
-        continue;
-      Done.push_back(Target);
-      if (llvm::Error E = C.checkDeviceSource(deviceSource(T), T, Target))
-        return E;
-    }
     std::string Launcher =
         generateLauncherSource(M, Opts.Namespace, Opts.InputPath, {});
-    if (llvm::Error E = C.checkHostSource(Launcher))
+    std::unique_ptr<HostIR> Host;
+    {
+      std::optional<DeepStackThread> Worker;
+      if (hostBeside())
+        Worker.emplace(
+            [&] { Host = C.compileHostIR(Launcher, /*SyntaxOnly=*/true); });
+      std::vector<OffloadTarget> Done;
+      for (const OffloadTarget &Asked : Opts.Targets) {
+        const DeviceHooks &T = getHooksForTarget(Asked);
+        OffloadTarget Target = Asked.getPtxTarget();
+        if (llvm::is_contained(Done, Target))
+          continue;
+        Done.push_back(Target);
+        if (llvm::Error E = C.checkDeviceSource(deviceSource(T), T, Target))
+          return E; // the worker is joined; what it printed is dropped
+      }
+    }
+    if (!Host)
+      Host = C.compileHostIR(Launcher, /*SyntaxOnly=*/true);
+    if (llvm::Error E = C.finishHostCompile(*Host))
       return explainHostFailure(std::move(E));
     return llvm::Error::success();
+  }
+
+  /// Whether the host code compiles on a thread of its own beside the
+  /// device code: with more than one thread, when there is device code and
+  /// nothing is echoed as it runs.
+  bool hostBeside() const {
+    const ToolchainOptions &TO = Tools.getOptions();
+    return Tools.getThreads() > 1 && !Opts.Targets.empty() && !TO.Verbose &&
+           !TO.PrintCommandsOnly;
   }
 
   /// The device source for T, generated once.
@@ -145,69 +167,90 @@ private:
     return llvm::Error::success();
   }
 
-  /// An image per target; Images holds them by kind (PTX, then HSACO),
-  /// each kind in --offload-arch order, as the runtime tries them. Targets
-  /// newer than LLVM's share their PTX (getPtxTarget), built once.
-  llvm::Error buildImages() {
+  /// An image to build: compiled from the device source for Target, or,
+  /// when From is not negative, native code assembled for Target from
+  /// image From.
+  struct ImageJob {
+    DeviceImage Image; ///< its data filled by buildImages
+    const DeviceHooks *Hooks;
+    OffloadTarget Target;
+    int From = -1;
+  };
+
+  /// The images, in the order the runtime tries them: an image per target
+  /// by kind (PTX, then HSACO), each kind in --offload-arch order; targets
+  /// newer than LLVM's share their PTX (getPtxTarget), built once. Native
+  /// code follows the images it is made from, before the next kind, where
+  /// their target makes it (SASS beside PTX when ptxas is found): for the
+  /// image's own target when it was asked for, and for each newer target
+  /// asked for whose image it is. No JIT at load time on exactly that GPU;
+  /// the portable image still serves newer ones.
+  std::vector<ImageJob> planImages() const {
+    std::vector<ImageJob> Jobs;
+    std::map<std::string, std::vector<OffloadTarget>> Newer;
     for (const OffloadTarget &Asked : Opts.Targets) {
       const DeviceHooks &T = getHooksForTarget(Asked);
       OffloadTarget Target = Asked.getPtxTarget();
       if (Target != Asked)
-        NativeTargets[Target.getName()].push_back(Asked);
-      if (llvm::any_of(Out.Images, [&](const DeviceImage &I) {
-            return I.Arch == Target.getName();
+        Newer[Target.getName()].push_back(Asked);
+      if (llvm::any_of(Jobs, [&](const ImageJob &J) {
+            return J.Image.Arch == Target.getName();
           }))
         continue;
-      llvm::Expected<std::string> Image =
-          T.compileImage(C, deviceSource(T), Target);
-      if (!Image)
-        return Image.takeError();
-      Out.Images.push_back({Target.getImageKind(), Target.getName(),
-                            Target.getArchNumber(), std::move(*Image)});
+      Jobs.push_back({{Target.getImageKind(),
+                       Target.getName(),
+                       Target.getArchNumber(),
+                       {}},
+                      &T,
+                      Target});
     }
-    llvm::stable_sort(Out.Images,
-                      [](const DeviceImage &A, const DeviceImage &B) {
-                        return A.Kind < B.Kind;
-                      });
-    return llvm::Error::success();
-  }
-
-  /// Native code beside each image whose target makes it (SASS beside
-  /// PTX when ptxas is found): no JIT at load time on exactly that GPU;
-  /// the portable image still serves newer ones. It follows the images it
-  /// was made from, before the next kind.
-  llvm::Error buildNativeImages() {
-    std::vector<DeviceImage> Native;
+    llvm::stable_sort(Jobs, [](const ImageJob &A, const ImageJob &B) {
+      return A.Image.Kind < B.Image.Kind;
+    });
+    std::vector<ImageJob> Native;
     size_t End = 0;
-    for (size_t I = 0; I < Out.Images.size(); ++I) {
-      // An image's name is its target's, as parsed.
-      OffloadTarget Target =
-          llvm::cantFail(OffloadTarget::parse(Out.Images[I].Arch));
-      const DeviceHooks &T = getHooksForTarget(Target);
+    for (size_t I = 0; I < Jobs.size(); ++I) {
+      const DeviceHooks &T = *Jobs[I].Hooks;
       if (!T.hasNativeImages(Tools))
         continue;
       End = I + 1;
-      // For the image's own target when it was asked for, and for each
-      // newer target asked for whose image this is.
       std::vector<OffloadTarget> For;
-      if (llvm::is_contained(Opts.Targets, Target))
-        For.push_back(Target);
-      for (const OffloadTarget &Newer : NativeTargets[Target.getName()])
-        For.push_back(Newer);
-      for (const OffloadTarget &F : For) {
-        llvm::Expected<std::string> Code =
-            T.assembleImage(C, Out.Images[I].Data, F);
-        if (!Code)
-          return Code.takeError();
-        reportResources(F, C.takeToolLog());
-        Native.push_back({T.getNativeImageKind(), F.getName(),
-                          F.getArchNumber(), std::move(*Code)});
-      }
+      if (llvm::is_contained(Opts.Targets, Jobs[I].Target))
+        For.push_back(Jobs[I].Target);
+      for (const OffloadTarget &N : Newer[Jobs[I].Target.getName()])
+        For.push_back(N);
+      for (const OffloadTarget &F : For)
+        Native.push_back(
+            {{T.getNativeImageKind(), F.getName(), F.getArchNumber(), {}},
+             &T,
+             F,
+             static_cast<int>(I)});
     }
-    Out.Images.insert(Out.Images.begin() + End,
-                      std::make_move_iterator(Native.begin()),
-                      std::make_move_iterator(Native.end()));
-    if (Tools.getOptions().ResourceUsage && Native.empty())
+    Jobs.insert(Jobs.begin() + End, std::make_move_iterator(Native.begin()),
+                std::make_move_iterator(Native.end()));
+    return Jobs;
+  }
+
+  /// Builds Jobs in order into Out.Images.
+  llvm::Error buildImages(std::vector<ImageJob> &Jobs) {
+    bool AnyNative = false;
+    for (ImageJob &J : Jobs) {
+      llvm::Expected<std::string> Data =
+          J.From < 0
+              ? J.Hooks->compileImage(C, deviceSource(*J.Hooks), J.Target)
+              : J.Hooks->assembleImage(C, Jobs[J.From].Image.Data, J.Target);
+      if (!Data)
+        return Data.takeError();
+      if (J.From >= 0) {
+        AnyNative = true;
+        reportResources(J.Target, C.takeToolLog());
+      }
+      J.Image.Data = std::move(*Data);
+    }
+    for (const ImageJob &J : Jobs)
+      Out.Images.push_back(J.Image);
+    if (Tools.getOptions().ResourceUsage && !AnyNative &&
+        Opts.Stage != CodeGenStage::Images)
       llvm::errs() << "qdc: warning: --resource-usage reports what ptxas "
                       "finds for NVIDIA architectures; "
                    << (llvm::any_of(Out.Images,
@@ -217,6 +260,31 @@ private:
                            ? "ptxas (the CUDA toolkit) was not found"
                            : "none is compiled for")
                    << "\n";
+    return llvm::Error::success();
+  }
+
+  /// The images and the host object. The host code does not depend on the
+  /// images (the launcher declares their table; emitHostObject defines
+  /// it), so with more than one thread it compiles on its own thread while
+  /// the images are built; what it prints is printed after theirs, as
+  /// when one thread does both.
+  llvm::Error buildObject(std::vector<ImageJob> &Jobs) {
+    std::string Prefix = names::getMangledPrefix(Opts.Namespace);
+    std::unique_ptr<HostIR> Host;
+    {
+      std::optional<DeepStackThread> Worker;
+      if (hostBeside() && !Jobs.empty())
+        Worker.emplace([&] { Host = C.compileHostIR(Out.LauncherSource); });
+      if (llvm::Error E = buildImages(Jobs))
+        return E; // the worker is joined; what it printed is dropped
+    }
+    if (!Host)
+      Host = C.compileHostIR(Out.LauncherSource);
+    llvm::Expected<std::string> Object =
+        C.emitHostObject(*Host, Out.Images, Prefix);
+    if (!Object)
+      return explainHostFailure(Object.takeError());
+    Out.Object = std::move(*Object);
     return llvm::Error::success();
   }
 
@@ -276,9 +344,6 @@ private:
   Compiler C;
   Artifacts Out;
   std::map<const TargetHooks *, std::string> Sources;
-  /// Per image target, the newer targets asked for whose native code is
-  /// made from its image.
-  std::map<std::string, std::vector<OffloadTarget>> NativeTargets;
 };
 
 } // namespace

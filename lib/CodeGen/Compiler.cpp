@@ -17,9 +17,11 @@
 #include "DeviceLinkage.h"
 #include "ImplicitHostDevice.h"
 #include "LLVMWorkarounds.h"
+#include "Names.h"
 #include "OptimizationLimit.h"
 #include "TargetHooks.h"
 
+#include "qdc/CodeGen/CodeGen.h"
 #include "qdc/Support/Error.h"
 #include "qdc/Toolchain/ClangInvocation.h"
 #include "qdc/Toolchain/WarningLog.h"
@@ -30,6 +32,8 @@
 #include "clang/Frontend/FrontendActions.h"
 #include "clang/Lex/PreprocessorOptions.h"
 
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -120,6 +124,8 @@ struct CompileJob {
   bool Device = true;
   /// Nothing is printed: a probe whose failure is the answer.
   bool Quiet = false;
+  /// What is printed is recorded here instead, for later.
+  DeferredWarnings *Deferred = nullptr;
 };
 } // namespace
 
@@ -189,6 +195,13 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
   if (Job.Quiet)
     CI.createDiagnostics(new clang::DiagnosticConsumer(), // counts only
                          /*ShouldOwnClient=*/true);
+  else if (Job.Deferred)
+    CI.createDiagnostics(Job.Deferred
+                             ->createRecorder(CI.getDiagnosticOpts(),
+                                              WarningFilter::UserCodeOnce,
+                                              InputName)
+                             .release(),
+                         /*ShouldOwnClient=*/true);
   else
     CI.createDiagnostics(
         createWarningLogPrinter(CI.getDiagnosticOpts(), Job.Warnings,
@@ -196,7 +209,7 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
             .release(),
         /*ShouldOwnClient=*/true);
   bool OK = CI.ExecuteAction(Action);
-  if (!Job.Quiet)
+  if (!Job.Quiet && !Job.Deferred)
     printSummary(*CI.getDiagnostics().getClient(), Job.Target);
   if (!OK) {
     // InputName is <input>.<target>.<extension>; the user never sees that
@@ -326,14 +339,6 @@ llvm::Error Compiler::checkDeviceSource(const std::string &Source,
                   {Tools.getOptions(), Warnings, Target.getName()});
 }
 
-llvm::Error Compiler::checkHostSource(const std::string &Source) const {
-  std::vector<std::string> Args = Tools.getHostArgs();
-  Args.push_back("-fsyntax-only");
-  clang::SyntaxOnlyAction Action;
-  return runClang(Args, InputPath + ".host.cpp", Source, Action,
-                  {Tools.getOptions(), Warnings, "host", /*Device=*/false});
-}
-
 bool Compiler::isLibraryName(llvm::StringRef Name) const {
   if (Tools.getOptions().PrintCommandsOnly)
     return false;
@@ -361,20 +366,111 @@ bool Compiler::isLibraryName(llvm::StringRef Name) const {
   return Compiles(Control) && !Compiles(Name);
 }
 
-llvm::Expected<std::string>
-Compiler::compileHostObject(const std::string &Source,
-                            llvm::StringRef PublicPrefix) const {
-  llvm::LLVMContext Context;
-  clang::EmitLLVMOnlyAction Action(&Context);
+HostIR::HostIR() = default;
+HostIR::~HostIR() = default;
+
+std::unique_ptr<HostIR> Compiler::compileHostIR(const std::string &Source,
+                                                bool SyntaxOnly) const {
+  auto Host = std::make_unique<HostIR>();
+  CompileJob Job{Tools.getOptions(), Warnings, "host", /*Device=*/false};
+  Job.Deferred = &Host->Diagnostics;
+  std::vector<std::string> Args = Tools.getHostArgs();
+  if (SyntaxOnly) {
+    Args.push_back("-fsyntax-only");
+    clang::SyntaxOnlyAction Action;
+    if (llvm::Error E =
+            runClang(Args, InputPath + ".host.cpp", Source, Action, Job))
+      Host->Failure = llvm::toString(std::move(E));
+    return Host;
+  }
+  Host->Context = std::make_unique<llvm::LLVMContext>();
+  clang::EmitLLVMOnlyAction Action(Host->Context.get());
   if (llvm::Error E =
-          runClang(Tools.getHostArgs(), InputPath + ".host.cpp", Source, Action,
-                   {Tools.getOptions(), Warnings, "host", /*Device=*/false}))
+          runClang(Args, InputPath + ".host.cpp", Source, Action, Job)) {
+    Host->Failure = llvm::toString(std::move(E));
+    return Host;
+  }
+  Host->Module = Action.takeModule();
+  if (!Host->Module && !Tools.getOptions().PrintCommandsOnly)
+    Host->Failure = "no code for " + InputPath;
+  return Host;
+}
+
+llvm::Error Compiler::finishHostCompile(HostIR &Host) const {
+  auto [NumWarnings, NumErrors] =
+      Host.Diagnostics.replay(Warnings, llvm::errs());
+  if (std::string Counts = formatDiagnosticCounts(NumWarnings, NumErrors);
+      !Counts.empty())
+    llvm::errs() << Counts << " when compiling for host.\n";
+  if (Host.Failure)
+    return makeError(*Host.Failure);
+  return llvm::Error::success();
+}
+
+/// Defines the image table the launcher declares (names::Images, an array
+/// of qdrt_image, abi.h) in Mod, each image a constant of its own.
+static llvm::Error defineImages(llvm::Module &Mod,
+                                llvm::ArrayRef<DeviceImage> Images) {
+  llvm::GlobalVariable *Table =
+      Mod.getGlobalVariable(names::Images, /*AllowInternal=*/true);
+  if (Images.empty())
+    return llvm::Error::success();
+  auto *TableTy =
+      Table ? llvm::dyn_cast<llvm::ArrayType>(Table->getValueType()) : nullptr;
+  auto *ImageTy =
+      TableTy ? llvm::dyn_cast<llvm::StructType>(TableTy->getElementType())
+              : nullptr;
+  llvm::LLVMContext &Ctx = Mod.getContext();
+  llvm::Type *I32 = llvm::Type::getInt32Ty(Ctx);
+  llvm::Type *I64 = llvm::Type::getInt64Ty(Ctx);
+  llvm::Type *Ptr = llvm::PointerType::getUnqual(Ctx);
+  // qdrt_image: kind, arch_number, arch, data, size.
+  if (!ImageTy || TableTy->getNumElements() != Images.size() ||
+      ImageTy->elements() !=
+          llvm::ArrayRef<llvm::Type *>{I32, I32, Ptr, Ptr, I64})
+    return makeError("the launcher's image table is not the " +
+                     std::to_string(Images.size()) +
+                     " images qdc built (an internal error)");
+  std::vector<llvm::Constant *> Entries;
+  for (size_t I = 0; I < Images.size(); ++I) {
+    const DeviceImage &Image = Images[I];
+    // Text (PTX): its terminating NUL is part of the image.
+    bool Text = isTextImage(Image.Kind);
+    auto *Data = new llvm::GlobalVariable(
+        Mod,
+        llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx),
+                             Image.Data.size() + Text),
+        /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantDataArray::getString(Ctx, Image.Data, Text),
+        names::image(I));
+    Data->setAlignment(llvm::Align(16));
+    auto *Arch = new llvm::GlobalVariable(
+        Mod,
+        llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), Image.Arch.size() + 1),
+        true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantDataArray::getString(Ctx, Image.Arch), ".qd.arch");
+    Arch->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    Entries.push_back(llvm::ConstantStruct::get(
+        ImageTy, {llvm::ConstantInt::get(I32, getImageKindNumber(Image.Kind)),
+                  llvm::ConstantInt::get(I32, Image.ArchNumber), Arch, Data,
+                  llvm::ConstantInt::get(I64, Image.Data.size() + Text)}));
+  }
+  Table->setInitializer(llvm::ConstantArray::get(TableTy, Entries));
+  Table->setConstant(true);
+  Table->setLinkage(llvm::GlobalValue::InternalLinkage);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::string>
+Compiler::emitHostObject(HostIR &Host, llvm::ArrayRef<DeviceImage> Images,
+                         llvm::StringRef PublicPrefix) const {
+  if (llvm::Error E = finishHostCompile(Host))
     return std::move(E);
   if (Tools.getOptions().PrintCommandsOnly)
     return std::string();
-  std::unique_ptr<llvm::Module> Mod = Action.takeModule();
-  if (!Mod)
-    return makeError("no code for " + InputPath);
+  llvm::Module &Mod = *Host.Module;
+  if (llvm::Error E = defineImages(Mod, Images))
+    return std::move(E);
 
   // Only the generated namespace is public. Every other function is the
   // module's own, inline functions and templates too: a module's copy of
@@ -383,7 +479,7 @@ Compiler::compileHostObject(const std::string &Source,
   // must not pick one for all. Variables that are inline or templates keep
   // their linkage: one object across modules (a function's static, a type's
   // vtable and type_info) is what C++ promises for them.
-  llvm::internalizeModule(*Mod, [&](const llvm::GlobalValue &GV) {
+  llvm::internalizeModule(Mod, [&](const llvm::GlobalValue &GV) {
     if (GV.getName().starts_with(PublicPrefix))
       return true;
     if (llvm::isa<llvm::Function>(GV))
@@ -394,23 +490,23 @@ Compiler::compileHostObject(const std::string &Source,
 
   std::string Error;
   const llvm::Target *Target =
-      llvm::TargetRegistry::lookupTarget(Mod->getTargetTriple(), Error);
+      llvm::TargetRegistry::lookupTarget(Mod.getTargetTriple(), Error);
   if (!Target)
-    return makeError("no code generator for " + Mod->getTargetTriple() + ": " +
+    return makeError("no code generator for " + Mod.getTargetTriple() + ": " +
                      Error);
   llvm::TargetOptions TO;
   std::unique_ptr<llvm::TargetMachine> TM(Target->createTargetMachine(
-      Mod->getTargetTriple(), Tools.getHostCPU(), "", TO, llvm::Reloc::PIC_,
+      Mod.getTargetTriple(), Tools.getHostCPU(), "", TO, llvm::Reloc::PIC_,
       std::nullopt,
       Tools.getOptions().OptLevel == 0 ? llvm::CodeGenOptLevel::None
                                        : llvm::CodeGenOptLevel::Aggressive));
-  Mod->setDataLayout(TM->createDataLayout());
+  Mod.setDataLayout(TM->createDataLayout());
   llvm::SmallString<0> Object;
   llvm::raw_svector_ostream OS(Object);
   llvm::legacy::PassManager PM;
   if (TM->addPassesToEmitFile(PM, OS, nullptr,
                               llvm::CodeGenFileType::ObjectFile))
-    return makeError("cannot emit an object for " + Mod->getTargetTriple());
-  PM.run(*Mod);
+    return makeError("cannot emit an object for " + Mod.getTargetTriple());
+  PM.run(Mod);
   return std::string(Object.str());
 }

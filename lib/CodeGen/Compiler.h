@@ -18,15 +18,40 @@
 #include "qdc/Toolchain/Toolchain.h"
 #include "qdc/Toolchain/WarningLog.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
+
+namespace qdc {
+struct DeviceImage;
+} // namespace qdc
 
 namespace qdc::codegen {
 
 class DeviceHooks;
+
+/// The launcher source compiled and optimized, its machine code not made
+/// yet (Compiler::compileHostIR), with what its compile printed.
+class HostIR {
+public:
+  HostIR();
+  ~HostIR();
+  std::unique_ptr<llvm::LLVMContext> Context;
+  std::unique_ptr<llvm::Module> Module;
+  DeferredWarnings Diagnostics;
+  /// Why the compile failed, when it did.
+  std::optional<std::string> Failure;
+};
 
 /// Device compiles take the target T whose source they compile: Clang sees
 /// it as `<input>.<arch><T's extension>`. What differs between targets is
@@ -70,18 +95,27 @@ public:
   /// What the last tool runTool ran printed (its standard output and
   /// error), once.
   std::string takeToolLog() const { return std::move(ToolLog); }
-  /// A C++ translation unit to a relocatable object. Only symbols whose
-  /// mangled names start with PublicPrefix (the generated namespace) stay
-  /// global; the .qd file's own functions and variables become local, so
-  /// that several .qd objects link into one program.
+  /// The launcher source (C++) compiled to optimized LLVM IR, or only
+  /// checked as clang -fsyntax-only does (no module). It prints nothing and
+  /// touches nothing but what it returns, so it may run on another thread
+  /// beside the device compiles (DeepStackThread).
+  std::unique_ptr<HostIR> compileHostIR(const std::string &Source,
+                                        bool SyntaxOnly = false) const;
+  /// Prints what Host's compile printed; its failure, if it failed.
+  llvm::Error finishHostCompile(HostIR &Host) const;
+  /// Prints what Host's compile printed; then, when it compiled, defines
+  /// in its module the image table the launcher source declares
+  /// (names::Images) from Images, keeps global only the symbols whose
+  /// mangled names start with PublicPrefix (the generated namespace; the
+  /// .qd file's own functions and variables become local, so that several
+  /// .qd objects link into one program), and makes the relocatable object.
   llvm::Expected<std::string>
-  compileHostObject(const std::string &Source,
-                    llvm::StringRef PublicPrefix) const;
-  /// A device source for Target, or the launcher source, compiled as
-  /// clang -fsyntax-only does: its diagnostics, nothing built.
+  emitHostObject(HostIR &Host, llvm::ArrayRef<DeviceImage> Images,
+                 llvm::StringRef PublicPrefix) const;
+  /// A device source for Target compiled as clang -fsyntax-only does: its
+  /// diagnostics, nothing built.
   llvm::Error checkDeviceSource(const std::string &Source, const DeviceHooks &T,
                                 const OffloadTarget &Target) const;
-  llvm::Error checkHostSource(const std::string &Source) const;
   /// Whether a namespace Name cannot be declared beside what the C and C++
   /// library headers of the launcher declare at global scope (`random`,
   /// `time`): asked after the host compile failed, to say why.

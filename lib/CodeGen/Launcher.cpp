@@ -47,7 +47,6 @@ public:
   DescriptorEmitter(const Module &M, llvm::raw_ostream &OS) : M(M), OS(OS) {}
 
   void emit(llvm::StringRef Namespace, llvm::ArrayRef<DeviceImage> Images) {
-    emitImages(Images);
     unsigned NumTasks = 0, MaxGroups = 0;
     for (const Kernel &K : M.Kernels) {
       NumTasks += K.Tasks.size();
@@ -75,25 +74,6 @@ public:
   }
 
 private:
-  void emitImages(llvm::ArrayRef<DeviceImage> Images) {
-    for (size_t I = 0; I < Images.size(); ++I)
-      OS << "const char " << names::image(I) << "[] =\n"
-         << getStringLiteral(Images[I].Data) << ";\n";
-    if (Images.empty())
-      return;
-    OS << "const qdrt_image " << names::Images << "[] = {\n";
-    for (size_t I = 0; I < Images.size(); ++I) {
-      // Text (PTX): its terminating NUL is part of the image.
-      bool Text = isTextImage(Images[I].Kind);
-      OS << "  {.kind = " << getImageKindConstant(Images[I].Kind)
-         << ", .arch_number = " << Images[I].ArchNumber << ", .arch = \""
-         << Images[I].Arch << "\", .data = " << names::image(I)
-         << ", .size = sizeof(" << names::image(I) << ")"
-         << (Text ? "" : " - 1") << "},\n";
-    }
-    OS << "};\n";
-  }
-
   void emitTasks(unsigned NumTasks) {
     if (!NumTasks)
       return;
@@ -385,6 +365,17 @@ codegen::generateLauncherSource(const Module &M, llvm::StringRef Namespace,
   OS << "\n#ifdef __clang__\n#pragma clang diagnostic ignored "
         "\"-Weverything\"\n#endif\n"
      << "#line 1 \"<qdc module descriptor>\"\n";
+  // The image table is defined in the object, not here: the host code
+  // compiles while the images are built (Compiler::emitHostObject).
+  if (!Images.empty()) {
+    OS << "// The GPU images, defined in the object by qdc:\n";
+    for (const DeviceImage &Image : Images)
+      OS << "//   {.kind = " << getImageKindConstant(Image.Kind)
+         << ", .arch_number = " << Image.ArchNumber << ", .arch = \""
+         << Image.Arch << "\"},\n";
+    OS << "extern \"C\" const qdrt_image " << names::Images << '['
+       << Images.size() << "];\n";
+  }
   {
     ScopeEmitter Anonymous(OS, "namespace {\n", "} // namespace\n\n");
     DescriptorEmitter(M, OS).emit(Namespace, Images);

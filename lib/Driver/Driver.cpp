@@ -13,7 +13,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "qdc/Driver/Driver.h"
-#include "DeepStack.h"
 #include "Output.h"
 #include "Outputs.h"
 #include "qdc/CodeGen/CodeGen.h"
@@ -21,6 +20,7 @@
 #include "qdc/Frontend/Frontend.h"
 #include "qdc/KIR/Printer.h"
 #include "qdc/KIR/Verifier.h"
+#include "qdc/Support/DeepStack.h"
 #include "qdc/Support/Error.h"
 #include "qdc/Transforms/Passes.h"
 

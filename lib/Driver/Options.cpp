@@ -243,6 +243,13 @@ private:
     App.add_flag("--resource-usage", Opts.Tools.ResourceUsage,
                  "Report each task's registers, spills, stack and shared "
                  "memory per NVIDIA architecture, as ptxas -v finds them");
+    App.add_option("-t,--threads", Opts.Tools.Threads,
+                   "Threads one compile uses: the host code is compiled "
+                   "beside the GPU code, ptxas splits its work (nvcc's "
+                   "--threads; 0, the default, is one per processor, 1 is "
+                   "one step at a time)")
+        ->type_name("<n>")
+        ->check(CLI::Range(0u, 1024u));
     App.add_flag("--debug", Opts.Tools.CheckIndices,
                  "Check every field and ndarray index in device code: an "
                  "index out of bounds is a qd::Error at the next "

@@ -27,6 +27,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -179,6 +180,12 @@ bool qdc::isQdcWarningOption(llvm::StringRef W) {
   return W == "stream-race";
 }
 
+unsigned Toolchain::getThreads() const {
+  if (Opts.Threads)
+    return Opts.Threads;
+  return std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+}
+
 std::vector<std::string> Toolchain::getParseArgs(llvm::StringRef Input,
                                                  bool Color) const {
   std::vector<std::string> Args = {ClangDriver, "-fsyntax-only", "-x", "c++",
@@ -251,12 +258,15 @@ std::vector<std::string> Toolchain::getHostArgs() const {
   return Args;
 }
 
-std::vector<std::string> Toolchain::getPtxasArchs() const {
+const std::string &Toolchain::getPtxasHelp() const {
+  if (PtxasHelp)
+    return *PtxasHelp;
+  PtxasHelp.emplace();
   if (Ptxas.empty())
-    return {};
+    return *PtxasHelp;
   llvm::SmallString<128> Log;
   if (fs::createTemporaryFile("qdc-ptxas-help", "txt", Log))
-    return {};
+    return *PtxasHelp;
   std::string LogPath(Log);
   std::optional<llvm::StringRef> Redirects[] = {std::nullopt,
                                                 llvm::StringRef(LogPath),
@@ -265,11 +275,19 @@ std::vector<std::string> Toolchain::getPtxasArchs() const {
   int RC = llvm::sys::ExecuteAndWait(Ptxas, Argv, std::nullopt, Redirects);
   auto Text = llvm::MemoryBuffer::getFile(LogPath);
   fs::remove(LogPath);
-  if (RC != 0 || !Text)
-    return {};
+  if (RC == 0 && Text)
+    *PtxasHelp = (*Text)->getBuffer().str();
+  return *PtxasHelp;
+}
+
+bool Toolchain::ptxasAccepts(llvm::StringRef Option) const {
+  return llvm::StringRef(getPtxasHelp()).contains((Option + " ").str());
+}
+
+std::vector<std::string> Toolchain::getPtxasArchs() const {
+  llvm::StringRef Help = getPtxasHelp();
   // "--gpu-name ... Allowed values for this option:  'compute_100', ...,
   // 'sm_90a'.": the quoted NVIDIA target names of the first such list.
-  llvm::StringRef Help = (*Text)->getBuffer();
   size_t At = Help.find("--gpu-name");
   if (At == llvm::StringRef::npos)
     return {};

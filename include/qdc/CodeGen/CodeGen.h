@@ -42,7 +42,7 @@ enum class CodeGenStage {
   Sources,  ///< device sources and the header only
   DeviceIR, ///< the device LLVM IR per arch
   Images,   ///< PTX (and SASS when ptxas is found), HSACO
-  Launcher, ///< the launcher source with the images embedded
+  Launcher, ///< the launcher source (it declares the images: none is built)
   Object,   ///< the host object
   /// Nothing built: each device source and the launcher are compiled as
   /// clang -fsyntax-only does, for their diagnostics (qdc -fsyntax-only).

@@ -42,6 +42,11 @@ enum class ImageKind {
 llvm::StringRef getImageKindConstant(ImageKind K);
 /// The extension of a file holding an image of kind K ("ptx").
 llvm::StringRef getImageKindExtension(ImageKind K);
+/// The descriptor's value for K (QDRT_IMAGE_PTX is 1): the kinds are
+/// declared in the order of qdrt_image_kind's values, after None (0).
+inline unsigned getImageKindNumber(ImageKind K) {
+  return static_cast<unsigned>(K);
+}
 /// Whether images of kind K are NUL-terminated text (PTX).
 bool isTextImage(ImageKind K);
 

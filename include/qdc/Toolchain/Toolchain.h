@@ -24,6 +24,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,9 @@ struct ToolchainOptions {
   /// memory per architecture, as ptxas -v reports them, at the kernel's
   /// .qd line.
   bool ResourceUsage = false;
+  /// -t/--threads <n> (nvcc's): how many threads one compile uses; 0 is
+  /// one per processor (getThreads()).
+  unsigned Threads = 0;
   /// qdc --debug: every field and ndarray index is checked (QD_DEBUG).
   bool CheckIndices = false;
   /// -ffast-math / --use_fast_math: fast-math flags in device and CPU code,
@@ -87,6 +91,8 @@ public:
   Toolchain(const char *Argv0, ToolchainOptions Opts);
 
   const ToolchainOptions &getOptions() const { return Opts; }
+  /// How many threads one compile uses: --threads, else one per processor.
+  unsigned getThreads() const;
 
   /// The folder that holds qd/qd.h: `<prefix>/include` beside
   /// `<prefix>/bin/qdc`, in the build tree as in an install tree.
@@ -100,6 +106,8 @@ public:
   /// read from its --help; empty when there is no ptxas or the list is not
   /// there.
   std::vector<std::string> getPtxasArchs() const;
+  /// Whether ptxas lists Option ("--split-compile") in its --help.
+  bool ptxasAccepts(llvm::StringRef Option) const;
   /// libdevice bitcode for CUDA math, or empty.
   const std::string &getLibdevice() const { return Libdevice; }
   /// ld.lld, which links AMDGPU code objects into HSACO, or empty.
@@ -129,6 +137,9 @@ private:
   std::string PreludeDir;
   std::string ClangDriver;
   std::string Ptxas;
+  /// What `ptxas --help` printed (empty when it failed), asked once.
+  const std::string &getPtxasHelp() const;
+  mutable std::optional<std::string> PtxasHelp;
   std::string Libdevice;
   std::string Lld;
   std::string RocmBitcodeDir;

@@ -26,11 +26,17 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace clang {
 class DiagnosticConsumer;
 class DiagnosticOptions;
 } // namespace clang
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
 
 namespace qdc {
 
@@ -78,6 +84,46 @@ std::unique_ptr<clang::DiagnosticConsumer>
 createWarningLogPrinter(clang::DiagnosticOptions &Opts, WarningLog &Log,
                         WarningFilter Filter,
                         llvm::StringRef GeneratedFile = "");
+
+/// The diagnostics of a compile that runs beside others (on another
+/// thread): its printer records them, formatted, and replay() prints them
+/// later through a WarningLog, as a printer of createWarningLogPrinter
+/// would have at that point. What is printed then does not depend on which
+/// compile finished first, and the log is only used by one thread.
+class DeferredWarnings {
+public:
+  DeferredWarnings();
+  DeferredWarnings(const DeferredWarnings &) = delete;
+  DeferredWarnings &operator=(const DeferredWarnings &) = delete;
+  ~DeferredWarnings();
+
+  /// A consumer that records into this what a printer of
+  /// createWarningLogPrinter(Opts, Log, Filter, GeneratedFile) would
+  /// consider printing. It must not outlive this.
+  std::unique_ptr<clang::DiagnosticConsumer>
+  createRecorder(clang::DiagnosticOptions &Opts, WarningFilter Filter,
+                 llvm::StringRef GeneratedFile = "");
+
+  /// Prints to OS, as one compile of Log, what Filter lets through, and
+  /// returns how many warnings and errors it printed. Once.
+  std::pair<unsigned, unsigned> replay(WarningLog &Log, llvm::raw_ostream &OS);
+
+  /// A diagnostic (with its notes), as the filter sees it.
+  struct Entry {
+    /// An error (always printed); a warning or remark with no location,
+    /// in generated code, or at a line of the user's.
+    enum Kind { Error, Unlocated, Generated, UserCode } Where = Error;
+    /// What clang counts it as.
+    bool IsWarning = false, IsError = false;
+    std::string File;
+    unsigned Line = 0, Column = 0, ID = 0;
+    std::string Text; ///< as printed, notes included
+  };
+
+private:
+  std::vector<Entry> Entries;
+  WarningFilter Filter = WarningFilter::None;
+};
 
 } // namespace qdc
 

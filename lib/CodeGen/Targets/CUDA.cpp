@@ -158,6 +158,11 @@ public:
         Args.push_back("-lineinfo");
       if (TO.ResourceUsage)
         Args.push_back("-v");
+      // Its work is per entry function: several are optimized at once.
+      unsigned Threads = Tools.getThreads();
+      if (Threads > 1 && llvm::StringRef(Ptx).count(".entry ") > 1 &&
+          Tools.ptxasAccepts("--split-compile"))
+        Args.insert(Args.end(), {"--split-compile", std::to_string(Threads)});
       Args.insert(Args.end(), TO.PtxasArgs.begin(), TO.PtxasArgs.end());
       return Args;
     };

@@ -1,20 +1,21 @@
-//===- DeepStack.cpp - Running the pipeline on a deep stack ---------------===//
+//===- DeepStack.cpp - Compiling on deep stacks ---------------------------===//
 //
 // Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The pipeline thread gets an alternate signal stack and a
-// SIGSEGV handler that tells stack exhaustion (the fault, or the stack
-// pointer, at the bottom of this thread's stack) from any other fault.
+// Each deep-stack thread gets an alternate signal stack; one SIGSEGV
+// handler tells stack exhaustion (the fault, or the stack pointer, at the
+// bottom of the faulting thread's stack) from any other fault.
 //
 //===----------------------------------------------------------------------===//
 
-#include "DeepStack.h"
+#include "qdc/Support/DeepStack.h"
 
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/thread.h"
 
+#include <mutex>
 #include <optional>
 #include <pthread.h>
 #include <signal.h>
@@ -24,9 +25,11 @@
 using namespace qdc;
 
 namespace {
-/// The lowest address of the pipeline thread's stack, for onSegv.
-char *StackLow = nullptr;
+/// The lowest address of this thread's stack, when it is a deep-stack
+/// thread. Read by the handler: set before the handler can run on it.
+[[gnu::tls_model("initial-exec")]] thread_local char *StackLow = nullptr;
 struct sigaction PreviousSegv;
+constexpr unsigned StackSize = 1u << 30;
 
 /// Input nested beyond even a deep stack (Clang's parser recurses over
 /// nested unary operators without a limit) faults just below the stack:
@@ -34,7 +37,7 @@ struct sigaction PreviousSegv;
 /// Any other fault goes to the handler before this one (LLVM's stack trace).
 void onSegv(int, siginfo_t *Info, void *Context) {
   // The fault is the stack's when the faulting address or the stack pointer
-  // is at (or past) the bottom of the pipeline thread's stack: a large frame
+  // is at (or past) the bottom of the faulting thread's stack: a large frame
   // can jump well past the guard page.
   auto *Addr = static_cast<char *>(Info->si_addr);
   char *SP = nullptr;
@@ -68,21 +71,26 @@ void guardStack() {
     pthread_attr_destroy(&Attr);
   }
   StackLow = static_cast<char *>(Low);
-  static char AltStack[1 << 16];
+  // The thread's own: the handler runs on it while the thread's stack is
+  // exhausted. It lives as long as the process (a thread may fault as it
+  // ends).
+  static constexpr size_t AltSize = 1 << 16;
   stack_t SS = {};
-  SS.ss_sp = AltStack;
-  SS.ss_size = sizeof(AltStack);
+  SS.ss_sp = new char[AltSize];
+  SS.ss_size = AltSize;
   sigaltstack(&SS, nullptr);
-  struct sigaction Action = {};
-  Action.sa_sigaction = onSegv;
-  Action.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  sigemptyset(&Action.sa_mask);
-  sigaction(SIGSEGV, &Action, &PreviousSegv);
+  static std::once_flag Once;
+  std::call_once(Once, [] {
+    struct sigaction Action = {};
+    Action.sa_sigaction = onSegv;
+    Action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&Action.sa_mask);
+    sigaction(SIGSEGV, &Action, &PreviousSegv);
+  });
 }
 } // namespace
 
 int qdc::runOnDeepStack(llvm::function_ref<int()> Fn) {
-  constexpr unsigned StackSize = 1u << 30;
   int RC = 1;
   llvm::thread Worker(std::optional<unsigned>(StackSize), [&] {
     guardStack();
@@ -91,3 +99,9 @@ int qdc::runOnDeepStack(llvm::function_ref<int()> Fn) {
   Worker.join();
   return RC;
 }
+
+DeepStackThread::DeepStackThread(std::function<void()> Fn)
+    : Worker(std::optional<unsigned>(StackSize), [Fn = std::move(Fn)] {
+        guardStack();
+        Fn();
+      }) {}
