@@ -17,7 +17,8 @@
 # "a/kern.qd.h" and "b/kern.qd.h" and get the namespaces a::kern and
 # b::kern (unless OPTIONS names one).
 #
-# clangd: unless QDC_WRITE_CLANGD is OFF, the call writes a .clangd file
+# clangd: when QDC_WRITE_CLANGD is ON (it is OFF by default: nothing is
+# written into the source tree unless asked), the call writes a .clangd file
 # into the current source folder that makes clangd read .qd files as qdc
 # does (what `qdc --print-clangd-config` prints), unless a .clangd that qdc
 # did not write is there.
@@ -51,7 +52,7 @@ endfunction()
 
 # The .clangd of the current source folder (see above), once per folder.
 function(_qdc_write_clangd)
-  if(DEFINED QDC_WRITE_CLANGD AND NOT QDC_WRITE_CLANGD)
+  if(NOT QDC_WRITE_CLANGD)
     return()
   endif()
   get_property(done DIRECTORY PROPERTY QDC_CLANGD_WRITTEN)

@@ -51,17 +51,44 @@ class BlockFacts {
 public:
   explicit BlockFacts(const clang::SourceManager &SM) : SM(SM) {}
 
+  /// What a call may reach through the user's functions.
+  enum class Target { BlockSync, Random };
+
   /// Whether calling FD reaches qd::simt::block::sync: FD is it, or one
   /// of the user's functions it calls, at any depth, does.
   bool reachesSync(const clang::FunctionDecl *FD) {
+    return reaches(FD, Target::BlockSync);
+  }
+  /// Whether calling FD reaches qd::random or qd::randn (their state is in
+  /// the block's shared memory on GPUs), as reachesSync.
+  bool reachesRandom(const clang::FunctionDecl *FD) {
+    return reaches(FD, Target::Random);
+  }
+
+  /// shared_array declarations found in parallel loops' bodies.
+  llvm::DenseSet<const clang::VarDecl *> SharedArraysInLoops;
+
+private:
+  static bool is(const clang::FunctionDecl *FD, Target What) {
+    switch (What) {
+    case Target::BlockSync:
+      return isBlockSync(FD);
+    case Target::Random:
+      return isQdFunction(FD, "random") || isQdFunction(FD, "randn");
+    }
+    return false;
+  }
+
+  bool reaches(const clang::FunctionDecl *FD, Target What) {
     if (!FD)
       return false;
-    if (isBlockSync(FD))
+    if (is(FD, What))
       return true;
     const clang::FunctionDecl *Def = nullptr;
     if (!FD->hasBody(Def) || SM.isInSystemHeader(Def->getLocation()))
       return false;
-    auto [It, Inserted] = Reaches.try_emplace(Def, false);
+    auto Key = std::make_pair(Def, static_cast<unsigned>(What));
+    auto [It, Inserted] = Reaches.try_emplace(Key, false);
     if (!Inserted)
       return It->second; // known, or being walked (a recursive call)
     bool Found = false;
@@ -71,21 +98,18 @@ public:
       if (!S)
         continue;
       if (const auto *Call = dyn_cast<clang::CallExpr>(S))
-        Found = reachesSync(Call->getDirectCallee());
+        Found = reaches(Call->getDirectCallee(), What);
       else if (const auto *Make = dyn_cast<clang::CXXConstructExpr>(S))
-        Found = reachesSync(Make->getConstructor());
+        Found = reaches(Make->getConstructor(), What);
       for (const clang::Stmt *Child : S->children())
         Work.push_back(Child);
     }
-    return Reaches[Def] = Found;
+    return Reaches[Key] = Found;
   }
 
-  /// shared_array declarations found in parallel loops' bodies.
-  llvm::DenseSet<const clang::VarDecl *> SharedArraysInLoops;
-
-private:
   const clang::SourceManager &SM;
-  llvm::DenseMap<const clang::FunctionDecl *, bool> Reaches;
+  llvm::DenseMap<std::pair<const clang::FunctionDecl *, unsigned>, bool>
+      Reaches;
 };
 
 //===----------------------------------------------------------------------===//
@@ -807,15 +831,15 @@ private:
       CurrentLoop->SharedArrays.push_back(*At);
   }
 
-  /// qd::random and qd::randn in a parallel loop's body keep each thread's
-  /// state in the block's shared memory (prelude_gpu.h's rng slots), which
-  /// the loop's shared arrays share; counted once per loop.
+  /// qd::random and qd::randn in a parallel loop's body, called there or
+  /// through the user's functions, keep each thread's state in the block's
+  /// shared memory (prelude_gpu.h's rng slots), which the loop's shared
+  /// arrays share; counted once per loop, at the first such call.
   void noteRandom(const clang::CallExpr *Call) {
-    const clang::FunctionDecl *Callee = Call->getDirectCallee();
-    if (!CurrentLoop || !Callee ||
-        !(isQdFunction(Callee, "random") || isQdFunction(Callee, "randn")) ||
-        !RandomLoops.insert(CurrentLoop->Id).second)
+    if (!CurrentLoop || RandomLoops.contains(CurrentLoop->Id) ||
+        !Blocks.reachesRandom(Call->getDirectCallee()))
       return;
+    RandomLoops.insert(CurrentLoop->Id);
     Rules.checkRandomSharedBytes(Call, SharedBytes[CurrentLoop->Id]);
   }
 

@@ -17,9 +17,27 @@ here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
+
+# A read-only source tree configures and builds, and nothing is written into
+# it (the listing is compared: root may write into a read-only folder).
+cp -r "$here/project" "$work/ro-src"
+chmod -R a-w "$work/ro-src"
+before=$(cd "$work/ro-src" && find . -printf '%p %s %T@\n' | sort)
+cmake -S "$work/ro-src" -B "$work/ro-build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
+ninja -C "$work/ro-build" >/dev/null
+after=$(cd "$work/ro-src" && find . -printf '%p %s %T@\n' | sort)
+if [ "$before" != "$after" ]; then
+  echo "FAIL: the build wrote into the source tree:"
+  diff <(echo "$before") <(echo "$after") || true
+  exit 1
+fi
+chmod -R u+w "$work/ro-src"
+
 cp -r "$here/project" "$work/src"
 cmake -S "$work/src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
+  -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
+  -DQDC_WRITE_CLANGD=ON >/dev/null
 ninja -C "$work/build" >/dev/null
 QD_ARCH=cpu LD_LIBRARY_PATH="$work/prefix/lib" "$work/build/app"
 # CMAKE_CUDA_ARCHITECTURES reached qdc; the two kern.qd have their own
@@ -32,7 +50,8 @@ for want in "--offload-arch=sm_80,sm_90" "qdc/app/a/kern.o" "--namespace=a::kern
   fi
 done
 
-# clangd reads the .qd files through the .clangd qdc_add_kernels wrote,
+# clangd reads the .qd files through the .clangd qdc_add_kernels wrote when
+# asked (QDC_WRITE_CLANGD),
 # with the compile commands of the project's C++ files: no error in them,
 # an error in a broken one.
 if ! head -1 "$work/src/.clangd" | grep -q '^# Written by qdc'; then
