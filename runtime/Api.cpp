@@ -16,6 +16,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 using namespace qd;
 using namespace qd::rt;
@@ -49,6 +51,53 @@ static std::atomic<uint64_t> RandomSeed{0}, RandomCalls{0};
 void qd::set_random_seed(uint64_t Seed) {
   RandomSeed = Seed;
   RandomCalls = 0;
+}
+
+void *qd::detail::allocate_host(size_t Bytes, uint64_t &Generation,
+                                int &Ordinal) {
+  CallGuard Guard;
+  DeviceContext &R = currentDevice();
+  Generation = R.generation();
+  Ordinal = R.ordinal();
+  if (!Bytes)
+    return nullptr;
+  // Whole pages: a registration pins pages, and two arrays never share one.
+  constexpr size_t Page = 4096;
+  if (Bytes > size_t(PTRDIFF_MAX) - Page)
+    throw Error("qd::HostArray: " + std::to_string(Bytes) +
+                " bytes is more than memory can hold");
+  size_t Size = (Bytes + Page - 1) / Page * Page;
+  void *P = std::aligned_alloc(Page, Size);
+  if (!P)
+    throw Error("qd::HostArray: cannot allocate " + std::to_string(Bytes) +
+                " bytes of host memory");
+  std::memset(P, 0, Size);
+  try {
+    R.device().registerHost(P, Size);
+  } catch (const Error &E) {
+    std::free(P);
+    throw Error(std::string("qd::HostArray: ") + E.what());
+  }
+  return P;
+}
+
+void qd::detail::deallocate_host(void *P, uint64_t Generation,
+                                 int Ordinal) noexcept {
+  if (!P)
+    return;
+  {
+    CallGuard Guard(CallGuard::Pins::keep);
+    Runtime *R = currentIfRunning();
+    if (R && R->generation() == Generation) {
+      try {
+        R->getDevice(Ordinal, "qd::HostArray").device().unregisterHost(P);
+      } catch (const qd::Error &) {
+        // The memory is freed either way; a registration that could not
+        // be dropped goes with the context.
+      }
+    }
+  }
+  std::free(P);
 }
 
 // Declared in <qd/detail/launcher.h>, which only Clang compiles.

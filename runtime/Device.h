@@ -124,6 +124,19 @@ public:
                       uint64_t Iterations, const void *Args, size_t ArgSize,
                       Handle Stream) = 0;
 
+  /// Makes P's Bytes of host memory (whole pages) fast to copy to and from
+  /// every device: page-locked on GPUs (registered with the driver, for
+  /// all its contexts); nothing on the CPU. The memory stays the caller's.
+  virtual void registerHost(void *P, size_t Bytes) {
+    (void)P;
+    (void)Bytes;
+  }
+  /// Waits until no queued work of this device can use P, then drops
+  /// registerHost's registration.
+  virtual void unregisterHost(void *P) {
+    (void)P;
+    waitIdle();
+  }
   virtual void *allocate(size_t Bytes) = 0;
   virtual void deallocate(void *Pointer) = 0;
   /// Memory for work on Stream, usable by what Stream runs next, and freed

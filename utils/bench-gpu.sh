@@ -161,6 +161,11 @@ if "timeline_kernel_ms" in q and "timeline_kernel_ms" in c:
         print(f"| timeline: kernel + async {d} copy of 256 MiB pageable memory on two streams, ms alone / together "
               f"(serial / together) | {qk:.2f} + {qc:.2f} / {qb:.2f} ({qo:.2f}x) | {ck:.2f} + {cc:.2f} / {cb:.2f} ({co:.2f}x) | "
               f"{cb / qb:.3f} | > 1 |")
+for d in ("h2d", "d2h"):
+    key = f"pinned_{d}_ms"
+    if key in q and key in c:
+        print(f"| async {d} copy of 256 MiB, qd::HostArray vs cudaMallocHost memory, ms | {q[key][0]:.2f} | "
+              f"{c[key][0]:.2f} | {c[key][0]/q[key][0]:.3f} (speed) | >= 0.95 |")
 if "fill_ms" in q:
     # A double with no short repeating pattern has no memset to match: its
     # row is for reference (docs/performance.md), without a target.

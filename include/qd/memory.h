@@ -58,6 +58,14 @@ void *allocate(size_t bytes, uint64_t &generation);
 /// also saying which device that is.
 void *allocate_on(size_t bytes, int device, uint64_t &generation, int &ordinal);
 void deallocate(void *pointer, uint64_t generation) noexcept;
+/// Zero-filled host memory of at least `bytes`, page-aligned, registered
+/// with the current device (page-locked on GPUs): the pointer (null for 0
+/// bytes), the generation of the runtime that registered it and the
+/// device's ordinal.
+void *allocate_host(size_t bytes, uint64_t &generation, int &ordinal);
+/// Frees it once that device's queued work is done, unregistering it when
+/// that runtime still runs (a reset dropped the registration already).
+void deallocate_host(void *pointer, uint64_t generation, int ordinal) noexcept;
 uint64_t generation();
 void copy_to_device(void *dst, const void *src, size_t bytes, void *stream,
                     bool wait);
@@ -450,6 +458,68 @@ public:
 private:
   ModuleFn module_;
   uint32_t index_;
+};
+
+/// Host memory that copies to and from devices use at the bus's speed: on
+/// a GPU backend it is page-locked ("pinned") for every device, so that
+/// `copy_from_async(h.data(), h.size(), s)` and `copy_to_async` are one DMA
+/// that returns at once (memory from `new` or std::vector is copied
+/// through the runtime's own pinned blocks instead, and may wait for the
+/// host side); on the CPU backend it is ordinary memory. Zero-filled,
+/// page-aligned, owned. Its destructor waits for the queued work of the
+/// device it was registered with, as freeing device memory does. The
+/// memory is the program's, not the runtime's: after qd::reset() it is
+/// still there, only no longer pinned (copies then take the staged path).
+template <typename T> class HostArray {
+  static_assert(std::is_trivially_copyable_v<T>,
+                "a HostArray holds trivially copyable elements");
+
+public:
+  using value_type = T;
+
+  HostArray() = default;
+  /// n elements, zero; a qd::Error when the memory cannot be had or the
+  /// device refuses to pin it.
+  explicit HostArray(size_t n) {
+    // Past PTRDIFF_MAX bytes the runtime refuses the size.
+    size_t bytes = n > PTRDIFF_MAX / sizeof(T) ? SIZE_MAX : n * sizeof(T);
+    data_ =
+        static_cast<T *>(detail::allocate_host(bytes, generation_, device_));
+    size_ = n;
+  }
+  ~HostArray() { detail::deallocate_host(data_, generation_, device_); }
+  HostArray(HostArray &&o) noexcept { swap(o); }
+  HostArray &operator=(HostArray &&o) noexcept {
+    HostArray(std::move(o)).swap(*this);
+    return *this;
+  }
+  HostArray(const HostArray &) = delete;
+  HostArray &operator=(const HostArray &) = delete;
+
+  T *data() { return data_; }
+  const T *data() const { return data_; }
+  size_t size() const { return size_; }
+  size_t bytes() const { return size_ * sizeof(T); }
+  bool empty() const { return size_ == 0; }
+  T &operator[](size_t i) { return data_[i]; }
+  const T &operator[](size_t i) const { return data_[i]; }
+  T *begin() { return data_; }
+  T *end() { return data_ + size_; }
+  const T *begin() const { return data_; }
+  const T *end() const { return data_ + size_; }
+
+private:
+  void swap(HostArray &o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(size_, o.size_);
+    std::swap(generation_, o.generation_);
+    std::swap(device_, o.device_);
+  }
+
+  T *data_ = nullptr;
+  size_t size_ = 0;
+  uint64_t generation_ = 0;
+  int device_ = QDRT_CURRENT_DEVICE;
 };
 
 namespace detail {

@@ -406,6 +406,18 @@ public:
     makeCurrent();
     Api.call(Api.MemFree, devicePtr(P));
   }
+  void registerHost(void *P, size_t Bytes) override {
+    makeCurrent();
+    // CU_MEMHOSTREGISTER_PORTABLE, hipHostRegisterPortable: pinned for
+    // every context.
+    Api.call(Api.MemHostRegister, P, Bytes, 1u);
+  }
+  void unregisterHost(void *P) override {
+    makeCurrent();
+    // Copies in flight from or to P finish first.
+    Api.call(Api.Synchronize);
+    Api.call(Api.MemHostUnregister, P);
+  }
   void *allocateAsync(size_t Bytes, Handle S) override {
     makeCurrent();
     DevicePtr P{};

@@ -21,6 +21,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -220,6 +221,33 @@ TEST_F(CpuStreamsTest, AFreeWaitsForTheWorkThatUsesTheMemory) {
   }
   EXPECT_EQ(G.Passed.load(), 1);
   Opener.join();
+}
+
+// A HostArray queued as a copy's destination behind a gated task is freed
+// only once the copy has written it.
+TEST_F(CpuStreamsTest, AHostArrayWaitsForTheCopiesThatUseIt) {
+  Gate G;
+  qd::Stream S = create_stream();
+  Ndarray<int32_t, 1> X({1 << 16});
+  std::thread Opener;
+  {
+    HostArray<int32_t> H(X.size());
+    gate(G, X, 3, S);
+    X.copy_to_async(H.data(), H.size(), S);
+    Opener = std::thread([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      G.open();
+    });
+    // H is freed here, once the copy into it is done (AddressSanitizer
+    // checks that nothing writes freed memory).
+  }
+  EXPECT_EQ(G.Passed.load(), 1);
+  Opener.join();
+  HostArray<int32_t> Back(X.size());
+  X.copy_to_async(Back.data(), Back.size(), S);
+  S.synchronize();
+  EXPECT_TRUE(
+      std::all_of(Back.begin(), Back.end(), [](int32_t V) { return V == 3; }));
 }
 
 TEST_F(CpuStreamsTest, AFailedAssertionIsItsStreamsErrorAtItsSynchronize) {

@@ -243,6 +243,21 @@ struct FakeDriver {
                                       return record("MemFreeHost");
                                     },
                                     "fakeMemFreeHost"};
+  DriverFn<int(void *, size_t, unsigned)> MemHostRegister{
+      [](void *P, size_t N, unsigned Flags) {
+        Fake.Pinned.push_back(P);
+        return record("MemHostRegister " + std::to_string(N) + " flags " +
+                      std::to_string(Flags));
+      },
+      "fakeMemHostRegister"};
+  DriverFn<int(void *)> MemHostUnregister{
+      [](void *P) {
+        Fake.Pinned.erase(
+            std::remove(Fake.Pinned.begin(), Fake.Pinned.end(), P),
+            Fake.Pinned.end());
+        return record("MemHostUnregister");
+      },
+      "fakeMemHostUnregister"};
   /// Whether P is pinned, as the vendor's table answers it; the fake
   /// driver never fails the question (as cuPointerGetAttributes does not).
   bool isPinnedHost(const void *P) const {
@@ -472,6 +487,28 @@ TEST_F(GpuDeviceTest, AsyncCopiesOfPageableMemoryGoThroughPinnedBlocks) {
   std::vector<std::string> Closing = calls();
   EXPECT_EQ(std::count(Closing.begin(), Closing.end(), "MemFreeHost"), 1)
       << "the staging block is freed with the device";
+}
+
+// A HostArray's memory is registered for every context (portable), copied
+// directly while registered, and unregistered only after the device's
+// queued work (which may still copy from or to it) is done.
+TEST_F(GpuDeviceTest, RegisteredHostMemoryIsCopiedDirectlyUntilUnregistered) {
+  FakeDevice D(0);
+  void *P = D.allocate(64);
+  std::vector<char> Host(64, 1);
+  calls();
+  D.registerHost(Host.data(), Host.size());
+  D.copyToDeviceAsync(P, Host.data(), Host.size(), nullptr);
+  D.unregisterHost(Host.data());
+  EXPECT_EQ(calls(), (std::vector<std::string>{"MemHostRegister 64 flags 1",
+                                               "MemcpyHtoDAsync", "Synchronize",
+                                               "MemHostUnregister"}));
+  D.copyToDeviceAsync(P, Host.data(), Host.size(), nullptr);
+  std::vector<std::string> Staged = calls();
+  EXPECT_NE(std::find(Staged.begin(), Staged.end(), "LaunchHostFunc"),
+            Staged.end())
+      << "once unregistered, the memory is pageable again: staged";
+  D.deallocate(P);
 }
 
 TEST_F(GpuDeviceTest, ClosingWaitsForTheDeviceThenReleasesTheContext) {

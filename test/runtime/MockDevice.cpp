@@ -138,6 +138,13 @@ void MockDevice::launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
     Task->cpu_fn(Args, 0, Iterations);
 }
 
+void MockDevice::registerHost(void *P, size_t Bytes) {
+  call("registerHost " + std::to_string(Bytes) +
+       (reinterpret_cast<uintptr_t>(P) % 4096 ? " unaligned" : ""));
+}
+
+void MockDevice::unregisterHost(void *) { call("unregisterHost"); }
+
 void *MockDevice::allocate(size_t Bytes) {
   call("allocate " + std::to_string(Bytes));
   auto Buffer = std::make_unique<char[]>(Bytes ? Bytes : 1);

@@ -81,6 +81,8 @@ public:
   void *getGlobal(Handle M, const qdrt_field_desc &F) override;
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
               const void *Args, size_t ArgSize, Handle S) override;
+  void registerHost(void *P, size_t Bytes) override;
+  void unregisterHost(void *P) override;
   void *allocate(size_t Bytes) override;
   void deallocate(void *P) override;
   void copyToDevice(void *Dst, const void *Src, size_t Bytes,

@@ -610,6 +610,54 @@ TEST_F(MockRuntimeTest, NewArraysAreZeroedByADeviceMemset) {
   EXPECT_EQ(X.to_vector(), std::vector<float>(10, 0.0f));
 }
 
+// A HostArray is the program's memory, registered (pinned) with the device
+// in whole pages and unregistered before it is freed; a copy from it is one
+// device copy on the stream, with no staging.
+TEST_F(MockRuntimeTest, HostArraysArePinnedPagesTheProgramOwns) {
+  calls();
+  HostArray<float> H(1000);
+  EXPECT_EQ(calls(), (Calls{"registerHost 4096"}));
+  EXPECT_EQ(H.size(), 1000u);
+  EXPECT_EQ(H.bytes(), 4000u);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(H.data()) % 4096, 0u);
+  EXPECT_TRUE(std::all_of(H.begin(), H.end(), [](float V) { return V == 0; }));
+  for (size_t I = 0; I < H.size(); ++I)
+    H[I] = float(I);
+  Ndarray<float, 1> X({1000});
+  Stream S = create_stream();
+  calls();
+  X.copy_from_async(H.data(), H.size(), S);
+  EXPECT_EQ(calls(), (Calls{"copyToDevice 4000 s2"}));
+  EXPECT_EQ(X.to_vector()[999], 999.0f);
+
+  HostArray<float> Moved = std::move(H);
+  EXPECT_EQ(H.data(), nullptr);
+  EXPECT_EQ(H.size(), 0u);
+  EXPECT_EQ(Moved[999], 999.0f);
+  calls();
+  { HostArray<float> Gone = std::move(Moved); }
+  EXPECT_EQ(calls(), (Calls{"unregisterHost"}));
+  HostArray<double> Empty(0);
+  EXPECT_EQ(Empty.data(), nullptr);
+  EXPECT_EQ(calls(), Calls{});
+}
+
+// After a reset the memory is still the program's: readable and writable,
+// freed by the destructor with no call to a device of the old runtime.
+TEST_F(MockRuntimeTest, AHostArrayOutlivesAReset) {
+  HostArray<int32_t> H(3);
+  H[2] = 7;
+  qd::reset();
+  State->takeCalls(); // the registration, the reset's own
+  auto Fresh = std::make_shared<MockState>();
+  startWithDevice(std::make_unique<MockDevice>(Fresh));
+  H[1] = 5;
+  EXPECT_EQ(H[1] + H[2], 12);
+  { HostArray<int32_t> Gone = std::move(H); }
+  EXPECT_EQ(Fresh->takeCalls(), Calls{});
+  EXPECT_EQ(State->takeCalls(), Calls{});
+}
+
 TEST_F(MockRuntimeTest, FillsAreMemsetsOrDoublingCopiesNeverAFullHostBuffer) {
   Ndarray<float, 1> F({1 << 20});
   Ndarray<double, 1> D({1000});

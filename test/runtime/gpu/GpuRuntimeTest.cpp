@@ -304,6 +304,44 @@ TEST_F(GpuRuntimeTest, AsyncCopiesOfPageableAndPinnedMemory) {
   dlclose(Cuda);
 }
 
+// A qd::HostArray is page-locked for the driver (CU_MEMORYTYPE_HOST, as
+// cuPointerGetAttribute answers for it), copies through it arrive whole, and
+// after a reset it is ordinary memory that is still the program's.
+TEST_F(GpuRuntimeTest, HostArraysArePinnedAndOutliveAReset) {
+  void *Cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(Cuda, nullptr);
+  using GetAttribute = int (*)(void *, int, unsigned long long);
+  auto Attribute =
+      reinterpret_cast<GetAttribute>(dlsym(Cuda, "cuPointerGetAttribute"));
+  ASSERT_TRUE(Attribute);
+  constexpr int MemoryType = 2;      // CU_POINTER_ATTRIBUTE_MEMORY_TYPE
+  constexpr unsigned HostMemory = 1; // CU_MEMORYTYPE_HOST
+  {
+    qd::HostArray<int32_t> H(1 << 20);
+    unsigned Type = 0;
+    ASSERT_EQ(Attribute(&Type, MemoryType,
+                        reinterpret_cast<unsigned long long>(H.data() + 5)),
+              0);
+    EXPECT_EQ(Type, HostMemory);
+    for (size_t I = 0; I < H.size(); ++I)
+      H[I] = int32_t(I * 7);
+    qd::Ndarray<int32_t, 1> X({int64_t(H.size())});
+    qd::HostArray<int32_t> Back(H.size());
+    qd::Stream S = qd::create_stream();
+    X.copy_from_async(H.data(), H.size(), S);
+    X.copy_to_async(Back.data(), Back.size(), S);
+    S.synchronize();
+    EXPECT_TRUE(std::equal(H.begin(), H.end(), Back.begin()));
+  }
+  qd::HostArray<int32_t> Kept(100);
+  Kept[99] = 3;
+  qd::reset();
+  qd::init(qd::Arch::cuda);
+  Kept[98] = 4;
+  EXPECT_EQ(Kept[98] + Kept[99], 7);
+  dlclose(Cuda);
+}
+
 // Pageable copies larger than one staging chunk (16 MiB) go chunk by chunk,
 // delivered to the host by another stream's host functions: every byte
 // arrives, in stream order with what comes before and after.
