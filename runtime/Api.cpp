@@ -90,7 +90,7 @@ void qd::detail::deallocate_host(void *P, uint64_t Generation,
     Runtime *R = currentIfRunning();
     if (R && R->generation() == Generation) {
       try {
-        R->getDevice(Ordinal, "qd::HostArray").device().unregisterHost(P);
+        R->unregisterHost(P, Ordinal);
       } catch (const qd::Error &) {
         // The memory is freed either way; a registration that could not
         // be dropped goes with the context.

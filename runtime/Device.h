@@ -92,8 +92,7 @@ public:
   virtual Handle getNativeStream(Handle Stream) const { return Stream; }
   virtual void destroyStream(Handle Stream) = 0;
   virtual void synchronizeStream(Handle Stream) = 0;
-  /// Waits for the work of every stream before the device goes (GPUs: the
-  /// default stream's; their driver waits for the rest).
+  /// Waits for the work of every stream (GPUs: the whole context's).
   virtual void waitIdle() { synchronizeStream(nullptr); }
   /// Runs Fn on a host thread after the work queued on Stream before it,
   /// and before the work queued after it. By default it waits for Stream

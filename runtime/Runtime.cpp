@@ -299,6 +299,17 @@ void Runtime::deallocate(void *P) {
         return;
 }
 
+void Runtime::unregisterHost(void *P, int Ordinal) {
+  // The registration is portable: any open device may still copy from or
+  // to P. Those wait first; the registering device waits and unregisters.
+  for (int I = 0; I < Count; ++I)
+    if (I != Ordinal)
+      if (DeviceContext *DC = Opened[size_t(I)].load(std::memory_order_acquire))
+        DC->device().waitIdle();
+  if (DeviceContext *DC = findDevice(Ordinal))
+    DC->device().unregisterHost(P);
+}
+
 LoadedModule &DeviceContext::load(qdrt_module &M) {
   std::lock_guard<std::mutex> Lock(ModulesMutex);
   auto Found = Modules.find(&M);

@@ -267,6 +267,9 @@ public:
   DeviceContext &getDevice(int Ordinal, const char *What);
   /// Frees what one of the devices allocated (on that device).
   void deallocate(void *Pointer);
+  /// Drops the registration of host memory P made with device Ordinal
+  /// (Device::registerHost), once no open device's queued work can use it.
+  void unregisterHost(void *P, int Ordinal);
   /// Lets A's kernels and copies reach B's memory and B's reach A's.
   void enablePeerAccess(int A, int B, const char *What);
   /// Whether kernels on device From may use memory of device To.

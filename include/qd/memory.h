@@ -63,8 +63,8 @@ void deallocate(void *pointer, uint64_t generation) noexcept;
 /// bytes), the generation of the runtime that registered it and the
 /// device's ordinal.
 void *allocate_host(size_t bytes, uint64_t &generation, int &ordinal);
-/// Frees it once that device's queued work is done, unregistering it when
-/// that runtime still runs (a reset dropped the registration already).
+/// Frees it once every open device's queued work is done, unregistering it
+/// when that runtime still runs (a reset dropped the registration already).
 void deallocate_host(void *pointer, uint64_t generation, int ordinal) noexcept;
 uint64_t generation();
 void copy_to_device(void *dst, const void *src, size_t bytes, void *stream,
@@ -466,8 +466,8 @@ private:
 /// that returns at once (memory from `new` or std::vector is copied
 /// through the runtime's own pinned blocks instead, and may wait for the
 /// host side); on the CPU backend it is ordinary memory. Zero-filled,
-/// page-aligned, owned. Its destructor waits for the queued work of the
-/// device it was registered with, as freeing device memory does. The
+/// page-aligned, owned. Its destructor waits for the queued work of every
+/// open device, as freeing device memory does. The
 /// memory is the program's, not the runtime's: after qd::reset() it is
 /// still there, only no longer pinned (copies then take the staged path).
 template <typename T> class HostArray {

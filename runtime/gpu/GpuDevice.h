@@ -413,10 +413,13 @@ public:
     Api.call(Api.MemHostRegister, P, Bytes, 1u);
   }
   void unregisterHost(void *P) override {
-    makeCurrent();
     // Copies in flight from or to P finish first.
-    Api.call(Api.Synchronize);
+    waitIdle();
     Api.call(Api.MemHostUnregister, P);
+  }
+  void waitIdle() override {
+    makeCurrent();
+    Api.call(Api.Synchronize);
   }
   void *allocateAsync(size_t Bytes, Handle S) override {
     makeCurrent();

@@ -702,6 +702,18 @@ protected:
   std::shared_ptr<MockState> State;
 };
 
+// A HostArray is pinned for every device: before it is freed, every open
+// device's queued work is waited for, not only the registering one's.
+TEST_F(TwoDeviceTest, AHostArrayWaitsForEveryOpenDevice) {
+  qd::Device D1 = qd::device(1);
+  calls();
+  {
+    HostArray<float> H(16);
+    EXPECT_EQ(calls(), (Calls{"registerHost 4096"}));
+  }
+  EXPECT_EQ(calls(), (Calls{"d1: synchronize s0", "unregisterHost"}));
+}
+
 TEST_F(TwoDeviceTest, DevicesOpenWhenNamedAndKeepTheirOwnWork) {
   EXPECT_EQ(qd::device_count(), 2);
   EXPECT_EQ(qd::current_device(), 0);
