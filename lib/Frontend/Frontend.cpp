@@ -33,6 +33,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <deque>
+
 using namespace qdc;
 
 namespace {
@@ -124,16 +126,20 @@ public:
     std::vector<clang::IdentifierInfo *> Names;
     for (const auto &[Name, State] : PP.macros())
       Names.push_back(const_cast<clang::IdentifierInfo *>(Name));
+    // The directives are this guard's (it lives as long as the
+    // preprocessor), not from the preprocessor's allocator: a slab that code
+    // inlined here starts is poisoned under AddressSanitizer, and Clang's
+    // own (uninstrumented) allocations from its rest would be reported.
     for (clang::IdentifierInfo *Name : Names)
       if (PP.getMacroInfo(Name))
-        PP.appendMacroDirective(Name, new (PP.getPreprocessorAllocator())
-                                          clang::UndefMacroDirective(Loc));
+        PP.appendMacroDirective(Name, &Undefs.emplace_back(Loc));
   }
 
 private:
   clang::Preprocessor &PP;
   DiagEngine &Diags;
   uint64_t Count = 0;
+  std::deque<clang::UndefMacroDirective> Undefs;
 };
 
 class KIRAction : public clang::ASTFrontendAction {
