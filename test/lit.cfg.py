@@ -46,6 +46,8 @@ if not shutil.which("ptxas") and os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.environment["PATH"] += os.pathsep + "/usr/local/cuda/bin"
 if shutil.which("ptxas", path=config.environment["PATH"]):
     config.available_features.add("ptxas")
+# The tests' PATH, for a test that puts a folder before it (`env PATH=...`).
+config.substitutions.append(("%{path}", config.environment["PATH"]))
 if shutil.which("clangd"):
     config.available_features.add("clangd")
 if shutil.which("dot"):

@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 QDC_DEBIAN_PACKAGES=(
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 lld-19 llvm-19-tools libclang-rt-19-dev
   libcli11-dev googletest libgtest-dev rocm-device-libs cmake ninja-build ccache python3
-  graphviz libdlpack-dev libtbb-dev python3-dev python3-venv
+  graphviz libdlpack-dev libtbb-dev python3-dev python3-venv clangd-19
 )
 
 # PyPI packages of the virtual environment, pinned: the versions CI tests.

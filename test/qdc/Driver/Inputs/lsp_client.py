@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A minimal LSP client for the qdc-lsp tests: starts the server command
 given after `--`, opens FILE, prints the diagnostics published for it as
-`diag <line>:<col> <source> <message>` (0-based), then, for each LINE:COL
+`diag <line>:<col> <source> <message>` (0-based; each related note below it
+as `  related <file>:<line>:<col> <message>`), then, for each LINE:COL
 given, asks for the definition of the symbol there in FILE and prints
 `def <path>:<line>` for each location.
 `--change-to OTHER` (before the positions): once FILE is open, its text in
@@ -114,6 +115,11 @@ def main():
             start = d["range"]["start"]
             print("diag %d:%d %s %s" % (start["line"], start["character"],
                                         d.get("source", ""), d["message"]))
+            for related in d.get("relatedInformation") or []:
+                at = related["location"]["range"]["start"]
+                print("  related %s:%d:%d %s" % (
+                    os.path.basename(related["location"]["uri"]), at["line"],
+                    at["character"], related["message"]))
     server.kill()
 
 
