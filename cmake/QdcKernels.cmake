@@ -23,6 +23,12 @@
 # does (what `qdc --print-clangd-config` prints), unless a .clangd that qdc
 # did not write is there.
 #
+# Launchers: the target property QDC_COMPILER_LAUNCHER, else the variable of
+# that name (a list: a command and its arguments), goes before qdc in each
+# command, as CMAKE_<LANG>_COMPILER_LAUNCHER does for a compiler (a wrapper
+# that times, logs or distributes compiles). ccache and sccache cannot cache
+# qdc: one compile writes two outputs (the object and the header).
+#
 # QDC_EXECUTABLE names the qdc target to run (qdc::qdc from the installed
 # package, qdc in qdc's own build) and QDC_RUNTIME_TARGET the libqdrt
 # target to link (qdc::qdrt, or qdc::qdrt_static). QDC_KERNEL_DEPENDS, when
@@ -132,6 +138,18 @@ function(qdc_add_kernels target)
     "$<$<BOOL:${defines}>:-D$<JOIN:${defines},$<SEMICOLON>-D>>"
     "$<$<STREQUAL:${standard},23>:-std=c++23>"
     "$<$<STREQUAL:${standard},26>:-std=c++26>")
+  # A launcher before qdc, as CMAKE_<LANG>_COMPILER_LAUNCHER puts one before
+  # a compiler: the target's QDC_COMPILER_LAUNCHER property, else the
+  # variable.
+  get_target_property(launcher ${target} QDC_COMPILER_LAUNCHER)
+  if(NOT launcher)
+    set(launcher ${QDC_COMPILER_LAUNCHER})
+  endif()
+  if(launcher)
+    set(qdc_command ${launcher} $<TARGET_FILE:${QDC_EXECUTABLE}>)
+  else()
+    set(qdc_command ${QDC_EXECUTABLE})
+  endif()
   set(include_dirs ${out_dir})
   foreach(source ${ARG_UNPARSED_ARGUMENTS})
     get_filename_component(abs ${source} ABSOLUTE)
@@ -173,7 +191,7 @@ function(qdc_add_kernels target)
     # rebuilds exactly the objects that include it.
     add_custom_command(
       OUTPUT ${object} ${header} ${python_source}
-      COMMAND ${QDC_EXECUTABLE} ${abs} -o ${object} -H ${header}
+      COMMAND ${qdc_command} ${abs} -o ${object} -H ${header}
               -MD -MF ${object}.d -MT ${object} ${python_flag}
               ${target_flags} ${arch_flags} ${namespace_flag} ${ARG_OPTIONS}
       DEPENDS ${abs} $<TARGET_FILE:${QDC_EXECUTABLE}> ${QDC_KERNEL_DEPENDS}

@@ -110,10 +110,17 @@ done
 if [ "$("$moved/bin/qdc" --print-include-dir)" != "$moved/include" ]; then
   echo "FAIL: the moved qdc looks for its headers elsewhere"; exit 1
 fi
+# This build runs qdc through a launcher (QDC_COMPILER_LAUNCHER), which
+# logs each command and runs it.
+printf '#!/bin/sh\necho "$@" >> "%s"\nexec "$@"\n' "$work/launched.txt" > "$work/launcher.sh"
+chmod +x "$work/launcher.sh"
 cmake -S "$work/src" -B "$work/build-moved" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$moved" >/dev/null
+  -DCMAKE_PREFIX_PATH="$moved" -DQDC_COMPILER_LAUNCHER="$work/launcher.sh" >/dev/null
 ninja -C "$work/build-moved" >/dev/null
 QD_ARCH=cpu LD_LIBRARY_PATH="$moved/lib" "$work/build-moved/app"
+if [ "$(grep -c "^$moved/bin/qdc .*\.qd -o " "$work/launched.txt")" != 4 ]; then
+  echo "FAIL: the launcher did not run the 4 qdc compiles:"; cat "$work/launched.txt"; exit 1
+fi
 mkdir -p "$work/by-hand/a" "$work/by-hand/b"
 (cd "$work/src" && "$moved/bin/qdc" fill.qd -o "$work/by-hand/fill.o" --offload-arch=sm_80,gfx90a \
   && "$moved/bin/qdc" -I include -DAPP_BIAS=0.5f scale.qd -o "$work/by-hand/scale.o" \
