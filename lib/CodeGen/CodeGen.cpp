@@ -240,7 +240,8 @@ private:
               ? J.Hooks->compileImage(C, deviceSource(*J.Hooks), J.Target)
               : J.Hooks->assembleImage(C, Jobs[J.From].Image.Data, J.Target);
       if (!Data)
-        return Data.takeError();
+        return J.From >= 0 ? locateAssemblerError(Data.takeError(), J.Target)
+                           : Data.takeError();
       if (J.From >= 0) {
         AnyNative = true;
         reportResources(J.Target, C.takeToolLog());
@@ -329,6 +330,27 @@ private:
       }
     }
   }
+  /// A native assembler's error about an entry function (ptxas: "Entry
+  /// function 'k_t0' uses too much parameter space (...)") is printed as an
+  /// error at the task's .qd line, naming the task and the target; the
+  /// error returned says only that the assembler failed.
+  llvm::Error locateAssemblerError(llvm::Error E, const OffloadTarget &F) {
+    std::string Text = llvm::toString(std::move(E));
+    llvm::Regex Entry("Entry function '([^']+)' ([^\n]*)");
+    llvm::SmallVector<llvm::StringRef, 3> Got;
+    SourceLoc Loc;
+    if (Entry.match(Text, &Got))
+      Loc = findTask(Got[1]);
+    if (!Loc.isValid())
+      return llvm::createStringError(llvm::inconvertibleErrorCode(), Text);
+    llvm::errs() << Loc.File << ':' << Loc.Line << ':' << Loc.Column
+                 << ": error: task '" << Got[1] << "' for " << F.getName()
+                 << ": " << Got[2].rtrim().rtrim('.') << " (ptxas)\n";
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "ptxas could not assemble the code for " +
+                                       F.getName());
+  }
+
   /// Where task Name (an entry function) comes from in the .qd.
   SourceLoc findTask(llvm::StringRef Name) const {
     for (const kir::Kernel &K : M.Kernels)

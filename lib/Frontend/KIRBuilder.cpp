@@ -141,8 +141,11 @@ public:
       K.ReturnType = *Record;
     else
       K.ReturnStorable = RT->isVoidType();
-    for (const clang::ParmVarDecl *P : FD->parameters())
+    uint64_t ParamBytes = 0;
+    for (const clang::ParmVarDecl *P : FD->parameters()) {
+      Rules.checkParamBytes(P, ParamBytes);
       K.Params.push_back(buildParam(P));
+    }
     addWrittenParams();
     buildList(FD->getBody(), K.Body);
     resolveLocals();

@@ -630,6 +630,30 @@ void Sema::checkRandomSharedBytes(const clang::CallExpr *Call,
         << std::to_string(LoopBytes) << std::to_string(SharedLimit);
 }
 
+bool Sema::checkParamBytes(const clang::ParmVarDecl *P, uint64_t &Bytes) {
+  // CUDA's parameter space (sm_70 and newer, CUDA 12.1 and newer) is 32764
+  // bytes; a task takes the argument block and an 8-byte iteration count
+  // after it (8-aligned): the block may take 32752.
+  constexpr uint64_t ParamLimit = 32752;
+  clang::QualType T = P->getType();
+  // An ndarray (or a reference) is a pointer at least.
+  uint64_t Size = 8, Align = 8;
+  if (!T->isReferenceType() && !T->isDependentType() &&
+      !T->isIncompleteType() && !getQdSpecialization(T, "ndarray")) {
+    Size = Ctx.getTypeSizeInChars(T).getQuantity();
+    Align = Ctx.getTypeAlignInChars(T).getQuantity();
+  }
+  bool Within = Bytes <= ParamLimit;
+  Bytes = (Bytes + Align - 1) / Align * Align + Size;
+  if (!Within || Bytes <= ParamLimit)
+    return true;
+  const auto *FD = clang::cast<clang::FunctionDecl>(P->getDeclContext());
+  Diags.report(DiagID::err_kernel_params_too_big, Src.getLoc(P->getLocation()))
+      << P->getNameAsString() << FD->getNameAsString() << std::to_string(Bytes)
+      << std::to_string(ParamLimit);
+  return false;
+}
+
 void Sema::reportMisplacedSharedArray(const clang::VarDecl *V) {
   Diags.report(DiagID::err_shared_array_place, Src.getLoc(V->getLocation()))
       << V->getNameAsString();

@@ -106,6 +106,11 @@ public:
   /// threads' states take RngSharedBytes of the block's shared memory,
   /// added to LoopBytes and checked against the limit.
   void checkRandomSharedBytes(const clang::CallExpr *Call, uint64_t &LoopBytes);
+  /// Adds P's bytes to its kernel's argument block (Bytes, laid out as C++
+  /// lays out a struct; an ndarray counted as its pointer alone, so the sum
+  /// is a lower bound) and reports the parameter that takes it past what a
+  /// GPU task may take (ptxas named only the task). False when reported.
+  bool checkParamBytes(const clang::ParmVarDecl *P, uint64_t &Bytes);
   /// A shared_array V declared anywhere else.
   void reportMisplacedSharedArray(const clang::VarDecl *V);
   /// qd::simt::block::sync reached, at Loc, from a serial statement.
