@@ -148,6 +148,8 @@ public:
     }
     addWrittenParams();
     buildList(FD->getBody(), K.Body);
+    if (K.hasScalars())
+      Rules.checkScalarsPointerBytes(FD, ParamBytes);
     resolveLocals();
     return std::move(K);
   }

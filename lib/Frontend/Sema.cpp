@@ -630,11 +630,12 @@ void Sema::checkRandomSharedBytes(const clang::CallExpr *Call,
         << std::to_string(LoopBytes) << std::to_string(SharedLimit);
 }
 
+/// CUDA's parameter space (sm_70 and newer, CUDA 12.1 and newer) is 32764
+/// bytes; a task takes the argument block and an 8-byte iteration count
+/// after it (8-aligned): the block may take 32752.
+static constexpr uint64_t ParamLimit = 32752;
+
 bool Sema::checkParamBytes(const clang::ParmVarDecl *P, uint64_t &Bytes) {
-  // CUDA's parameter space (sm_70 and newer, CUDA 12.1 and newer) is 32764
-  // bytes; a task takes the argument block and an 8-byte iteration count
-  // after it (8-aligned): the block may take 32752.
-  constexpr uint64_t ParamLimit = 32752;
   clang::QualType T = P->getType();
   // An ndarray (or a reference) is a pointer at least.
   uint64_t Size = 8, Align = 8;
@@ -652,6 +653,18 @@ bool Sema::checkParamBytes(const clang::ParmVarDecl *P, uint64_t &Bytes) {
       << P->getNameAsString() << FD->getNameAsString() << std::to_string(Bytes)
       << std::to_string(ParamLimit);
   return false;
+}
+
+void Sema::checkScalarsPointerBytes(const clang::FunctionDecl *FD,
+                                    uint64_t Bytes) {
+  if (Bytes > ParamLimit)
+    return; // a parameter went over already
+  Bytes = (Bytes + 7) / 8 * 8 + 8;
+  if (Bytes > ParamLimit)
+    Diags.report(DiagID::err_kernel_scalars_too_big,
+                 Src.getLoc(FD->getLocation()))
+        << FD->getNameAsString() << std::to_string(Bytes)
+        << std::to_string(ParamLimit);
 }
 
 void Sema::reportMisplacedSharedArray(const clang::VarDecl *V) {

@@ -111,6 +111,9 @@ public:
   /// is a lower bound) and reports the parameter that takes it past what a
   /// GPU task may take (ptxas named only the task). False when reported.
   bool checkParamBytes(const clang::ParmVarDecl *P, uint64_t &Bytes);
+  /// The same for the pointer to a kernel's return value and scalars,
+  /// which follows its parameters in the block; reported at the kernel.
+  void checkScalarsPointerBytes(const clang::FunctionDecl *FD, uint64_t Bytes);
   /// A shared_array V declared anywhere else.
   void reportMisplacedSharedArray(const clang::VarDecl *V);
   /// qd::simt::block::sync reached, at Loc, from a serial statement.
