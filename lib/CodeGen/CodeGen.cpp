@@ -107,8 +107,8 @@ private:
   }
 
   /// Each compile the object would need, as -fsyntax-only: a device
-  /// source per target (once per PTX target, as buildImages), then the
-  /// launcher.
+  /// source per target (once per PTX target, as buildImages), and the
+  /// launcher, beside them on its own thread as in buildObject.
   llvm::Error checkSources() {
     std::string Launcher =
         generateLauncherSource(M, Opts.Namespace, Opts.InputPath, {});
@@ -248,8 +248,8 @@ private:
       }
       J.Image.Data = std::move(*Data);
     }
-    for (const ImageJob &J : Jobs)
-      Out.Images.push_back(J.Image);
+    for (ImageJob &J : Jobs)
+      Out.Images.push_back(std::move(J.Image));
     if (Tools.getOptions().ResourceUsage && !AnyNative &&
         Opts.Stage != CodeGenStage::Images)
       llvm::errs() << "qdc: warning: --resource-usage reports what ptxas "
@@ -274,7 +274,7 @@ private:
     std::unique_ptr<HostIR> Host;
     {
       std::optional<DeepStackThread> Worker;
-      if (hostBeside() && !Jobs.empty())
+      if (hostBeside())
         Worker.emplace([&] { Host = C.compileHostIR(Out.LauncherSource); });
       if (llvm::Error E = buildImages(Jobs))
         return E; // the worker is joined; what it printed is dropped

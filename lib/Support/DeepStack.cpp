@@ -15,6 +15,7 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/thread.h"
 
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <pthread.h>
@@ -61,8 +62,10 @@ void onSegv(int, siginfo_t *Info, void *Context) {
   sigaction(SIGSEGV, &PreviousSegv, nullptr); // the fault repeats there
 }
 
-/// On the pipeline thread: an alternate stack for onSegv, and onSegv.
-void guardStack() {
+/// Runs Fn on the calling (deep-stack) thread with an alternate stack for
+/// onSegv, and onSegv installed; the alternate stack is the thread's own,
+/// given up once Fn returns.
+template <typename FnT> void runGuarded(FnT &&Fn) {
   pthread_attr_t Attr;
   void *Low = nullptr;
   size_t Size = 0;
@@ -71,12 +74,11 @@ void guardStack() {
     pthread_attr_destroy(&Attr);
   }
   StackLow = static_cast<char *>(Low);
-  // The thread's own: the handler runs on it while the thread's stack is
-  // exhausted. It lives as long as the process (a thread may fault as it
-  // ends).
+  // The handler runs on it while the thread's stack is exhausted.
   static constexpr size_t AltSize = 1 << 16;
+  auto Alt = std::make_unique<char[]>(AltSize);
   stack_t SS = {};
-  SS.ss_sp = new char[AltSize];
+  SS.ss_sp = Alt.get();
   SS.ss_size = AltSize;
   sigaltstack(&SS, nullptr);
   static std::once_flag Once;
@@ -87,21 +89,22 @@ void guardStack() {
     sigemptyset(&Action.sa_mask);
     sigaction(SIGSEGV, &Action, &PreviousSegv);
   });
+  Fn();
+  StackLow = nullptr;
+  stack_t Off = {};
+  Off.ss_flags = SS_DISABLE;
+  sigaltstack(&Off, nullptr);
 }
 } // namespace
 
 int qdc::runOnDeepStack(llvm::function_ref<int()> Fn) {
   int RC = 1;
-  llvm::thread Worker(std::optional<unsigned>(StackSize), [&] {
-    guardStack();
-    RC = Fn();
-  });
+  llvm::thread Worker(std::optional<unsigned>(StackSize),
+                      [&] { runGuarded([&] { RC = Fn(); }); });
   Worker.join();
   return RC;
 }
 
 DeepStackThread::DeepStackThread(std::function<void()> Fn)
-    : Worker(std::optional<unsigned>(StackSize), [Fn = std::move(Fn)] {
-        guardStack();
-        Fn();
-      }) {}
+    : Worker(std::optional<unsigned>(StackSize),
+             [Fn = std::move(Fn)] { runGuarded(Fn); }) {}
