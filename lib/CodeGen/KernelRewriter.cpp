@@ -343,7 +343,9 @@ private:
          << names::Count << ", " << getStringLiteral(Loop->BlockSync.File)
          << ", " << Loop->BlockSync.Line << ", __func__))\n    return;\n";
     OS << Try
-       << (Reductions.empty() ? T.getIndexLoop() : T.getReductionIndexLoop());
+       << (!Reductions.empty() ? T.getReductionIndexLoop()
+           : Part              ? T.getPartIndexLoop()
+                               : T.getIndexLoop());
     // Threads that wait at a barrier leave the loop together.
     if (M.UsesAsserts)
       OS << (Sync ? "    if (qd::detail::block_any_(QD_ASSERT_STOPPED_()))\n"

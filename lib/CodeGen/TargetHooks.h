@@ -80,6 +80,9 @@ public:
   virtual llvm::StringRef getReductionIndexLoop() const {
     return getIndexLoop();
   }
+  /// The same for a part of a fused task, whose launch has at least as
+  /// many threads as the part has iterations where the target has blocks.
+  virtual llvm::StringRef getPartIndexLoop() const { return getIndexLoop(); }
   /// Whether a task that evaluates its range when it starts also gets a
   /// function computing its trip count, which the runtime calls first
   /// (the CPU's thread pool splits the count; a GPU task covers it with a

@@ -10,7 +10,9 @@
 // barrier orders their memory accesses. This pass makes each run of such
 // tasks one Fused task (DESIGN section 3.2), which the GPU runs as one
 // block of at most MaxFusedIterations threads and the CPU as one thread,
-// part after part.
+// part after part. The block has at least as many threads as the widest
+// part has iterations: on a GPU each thread runs at most one iteration of
+// a part, with no loop around it (GpuHooks::getPartIndexLoop).
 //
 // A task can be fused when its whole range is known at compile time and
 // has at most MaxFusedIterations iterations (serial tasks have one), and

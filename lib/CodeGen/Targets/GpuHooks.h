@@ -69,6 +69,14 @@ public:
     return "  for (uint64_t qd_k_ = qd::detail::first_index(); qd_k_ < qd_n_; "
            "qd_k_ += qd::detail::index_stride()) {\n";
   }
+  llvm::StringRef getPartIndexLoop() const override {
+    // A fused task is one block of at least the widest part's iterations
+    // (FuseTasks): each thread runs an iteration at most. The step ends the
+    // loop, which LLVM then sees is none; a `continue` or `break` of the
+    // user's body still leaves the iteration.
+    return "  for (uint64_t qd_k_ = qd::detail::first_index(); qd_k_ < qd_n_; "
+           "qd_k_ = qd_n_) {\n";
+  }
   llvm::StringRef getReductionIndexLoop() const override {
     // A counted loop (its trip count is plain to LLVM), unrolled: the
     // independent loads of four iterations are issued together, which a
