@@ -46,6 +46,14 @@ if not shutil.which("ptxas") and os.path.exists("/usr/local/cuda/bin/ptxas"):
     config.environment["PATH"] += os.pathsep + "/usr/local/cuda/bin"
 if shutil.which("ptxas", path=config.environment["PATH"]):
     config.available_features.add("ptxas")
+    config.substitutions.append(
+        ("%ptxas", shutil.which("ptxas", path=config.environment["PATH"])))
+    # qdc packs PTX and SASS with the fatbinary beside that ptxas.
+    ptxas_dir = os.path.dirname(shutil.which("ptxas", path=config.environment["PATH"]))
+    if os.path.exists(os.path.join(ptxas_dir, "fatbinary")):
+        config.available_features.add("fatbinary")
+    if os.path.exists(os.path.join(ptxas_dir, "cuobjdump")):
+        config.available_features.add("cuobjdump")
 # The tests' PATH, for a test that puts a folder before it (`env PATH=...`).
 config.substitutions.append(("%{path}", config.environment["PATH"]))
 if shutil.which("clangd"):

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 7u
+#define QDRT_ABI_VERSION 8u
 
 /**
  * The device a call names when it names none: the calling thread's current
@@ -41,7 +41,13 @@ typedef enum qdrt_status { QDRT_SUCCESS = 0, QDRT_ERROR = 1 } qdrt_status;
 typedef enum qdrt_image_kind {
   QDRT_IMAGE_PTX = 1,   /**< NUL-terminated PTX text; the driver JITs it */
   QDRT_IMAGE_CUBIN = 2, /**< SASS for exactly one sm_XX */
-  QDRT_IMAGE_HSACO = 3  /**< an AMDGPU code object for one gfx arch */
+  QDRT_IMAGE_HSACO = 3, /**< an AMDGPU code object for one gfx arch */
+  /** A CUDA fat binary (the `fatbinary` tool's format): SASS per arch and
+   * PTX; the driver picks what this GPU runs. */
+  QDRT_IMAGE_FATBIN = 4,
+  /** A clang offload bundle of HSACO code objects, one per gfx arch (HIP's
+   * fat binary); the HIP runtime picks the one for this GPU. */
+  QDRT_IMAGE_OFFLOAD_BUNDLE = 5
 } qdrt_image_kind;
 
 typedef struct qdrt_image {

@@ -79,14 +79,15 @@ public:
       return std::move(Out);
     }
     // The launcher declares the images; they are defined in the object.
+    std::vector<Embedded> Table = planEmbedded(Jobs);
     std::vector<DeviceImage> Planned;
-    for (const ImageJob &J : Jobs)
-      Planned.push_back(J.Image);
+    for (const Embedded &E : Table)
+      Planned.push_back(E.Image);
     Out.LauncherSource =
         generateLauncherSource(M, Opts.Namespace, Opts.InputPath, Planned);
     if (Opts.Stage == CodeGenStage::Launcher)
       return std::move(Out);
-    if (llvm::Error E = buildObject(Jobs))
+    if (llvm::Error E = buildObject(Jobs, Table))
       return std::move(E);
     return std::move(Out);
   }
@@ -176,6 +177,70 @@ private:
     OffloadTarget Target;
     int From = -1;
   };
+
+  /// An entry of the object's image table: the image of job Job, or a
+  /// package of every image of Package's target (its data filled by
+  /// buildObject).
+  struct Embedded {
+    DeviceImage Image;
+    int Job = -1;
+    const DeviceHooks *Package = nullptr;
+  };
+
+  /// The object's image table: each image as built, but where their
+  /// target packs them (getPackageKind), one package of them all in place
+  /// of the first, named by the targets in it ("sm_80,sm_90").
+  std::vector<Embedded> planEmbedded(const std::vector<ImageJob> &Jobs) const {
+    std::vector<Embedded> Table;
+    for (size_t I = 0; I < Jobs.size(); ++I) {
+      const DeviceHooks *T = Jobs[I].Hooks;
+      ImageKind Kind = T->getPackageKind(Tools);
+      if (Kind == ImageKind::None) {
+        Table.push_back({Jobs[I].Image, static_cast<int>(I)});
+        continue;
+      }
+      auto Package = llvm::find_if(
+          Table, [&](const Embedded &E) { return E.Package == T; });
+      if (Package == Table.end()) {
+        Table.push_back({{Kind, "", 0, {}}, -1, T});
+        Package = std::prev(Table.end());
+      }
+      std::string &Archs = Package->Image.Arch;
+      llvm::SmallVector<llvm::StringRef, 4> Have;
+      llvm::StringRef(Archs).split(Have, ',', -1, /*KeepEmpty=*/false);
+      if (!llvm::is_contained(Have, Jobs[I].Image.Arch))
+        Archs += (Archs.empty() ? "" : ",") + Jobs[I].Image.Arch;
+    }
+    return Table;
+  }
+
+  /// Fills Table's packages from the images built (Out.Images, in the
+  /// order of Jobs) and adds each to Out.Images; the images the object
+  /// embeds, in Table's order.
+  llvm::Expected<std::vector<const DeviceImage *>>
+  packageImages(const std::vector<ImageJob> &Jobs,
+                std::vector<Embedded> &Table) {
+    for (Embedded &E : Table) {
+      if (!E.Package)
+        continue;
+      std::vector<const DeviceImage *> Parts;
+      for (size_t I = 0; I < Jobs.size(); ++I)
+        if (Jobs[I].Hooks == E.Package)
+          Parts.push_back(&Out.Images[I]);
+      llvm::Expected<std::string> Data = E.Package->packageImages(C, Parts);
+      if (!Data)
+        return Data.takeError();
+      E.Image.Data = std::move(*Data);
+    }
+    std::vector<const DeviceImage *> Images;
+    for (Embedded &E : Table)
+      if (E.Package)
+        Out.Images.push_back(std::move(E.Image));
+    size_t Next = Jobs.size();
+    for (const Embedded &E : Table)
+      Images.push_back(E.Package ? &Out.Images[Next++] : &Out.Images[E.Job]);
+    return Images;
+  }
 
   /// The images, in the order the runtime tries them: an image per target
   /// by kind (PTX, then HSACO), each kind in --offload-arch order; targets
@@ -269,20 +334,28 @@ private:
   /// it), so with more than one thread it compiles on its own thread while
   /// the images are built; what it prints is printed after theirs, as
   /// when one thread does both.
-  llvm::Error buildObject(std::vector<ImageJob> &Jobs) {
+  llvm::Error buildObject(std::vector<ImageJob> &Jobs,
+                          std::vector<Embedded> &Table) {
     std::string Prefix = names::getMangledPrefix(Opts.Namespace);
     std::unique_ptr<HostIR> Host;
+    std::vector<const DeviceImage *> Images;
     {
       std::optional<DeepStackThread> Worker;
       if (hostBeside())
         Worker.emplace([&] { Host = C.compileHostIR(Out.LauncherSource); });
+      // On an error the worker is joined; what it printed is dropped.
       if (llvm::Error E = buildImages(Jobs))
-        return E; // the worker is joined; what it printed is dropped
+        return E;
+      llvm::Expected<std::vector<const DeviceImage *>> Packaged =
+          packageImages(Jobs, Table);
+      if (!Packaged)
+        return Packaged.takeError();
+      Images = std::move(*Packaged);
     }
     if (!Host)
       Host = C.compileHostIR(Out.LauncherSource);
     llvm::Expected<std::string> Object =
-        C.emitHostObject(*Host, Out.Images, Prefix);
+        C.emitHostObject(*Host, Images, Prefix);
     if (!Object)
       return explainHostFailure(Object.takeError());
     Out.Object = std::move(*Object);

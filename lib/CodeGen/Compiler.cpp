@@ -309,20 +309,38 @@ Compiler::runTool(const std::string &Input, const char *InExt,
                                                               llvm::StringRef)>
                       MakeArgs,
                   const llvm::Twine &What) const {
-  TempFile In, Out;
-  if (llvm::Error E = In.create(InExt))
-    return std::move(E);
+  return runTool(
+      {{&Input, InExt}}, OutExt,
+      [&](llvm::ArrayRef<std::string> In, llvm::StringRef Out) {
+        return MakeArgs(In.front(), Out);
+      },
+      What);
+}
+
+llvm::Expected<std::string> Compiler::runTool(
+    llvm::ArrayRef<std::pair<const std::string *, const char *>> Inputs,
+    const char *OutExt,
+    llvm::function_ref<std::vector<std::string>(llvm::ArrayRef<std::string>,
+                                                llvm::StringRef)>
+        MakeArgs,
+    const llvm::Twine &What) const {
+  std::vector<TempFile> In(Inputs.size());
+  std::vector<std::string> InPaths;
+  for (size_t I = 0; I < Inputs.size(); ++I) {
+    if (llvm::Error E = In[I].create(Inputs[I].second))
+      return std::move(E);
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(In[I].path(), EC);
+    if (EC)
+      return makeError("cannot write " + In[I].path() + ": " + EC.message());
+    OS << *Inputs[I].first;
+    InPaths.push_back(In[I].path());
+  }
+  TempFile Out;
   if (llvm::Error E = Out.create(OutExt))
     return std::move(E);
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(In.path(), EC);
-    if (EC)
-      return makeError("cannot write " + In.path() + ": " + EC.message());
-    OS << Input;
-  }
   ToolLog.clear();
-  if (llvm::Error E = runProgram(MakeArgs(In.path(), Out.path()),
+  if (llvm::Error E = runProgram(MakeArgs(InPaths, Out.path()),
                                  Tools.getOptions(), &ToolLog))
     return std::move(E);
   return Out.read(What);
@@ -410,7 +428,7 @@ llvm::Error Compiler::finishHostCompile(HostIR &Host) const {
 /// Defines the image table the launcher declares (names::Images, an array
 /// of qdrt_image, abi.h) in Mod, each image a constant of its own.
 static llvm::Error defineImages(llvm::Module &Mod,
-                                llvm::ArrayRef<DeviceImage> Images) {
+                                llvm::ArrayRef<const DeviceImage *> Images) {
   llvm::GlobalVariable *Table =
       Mod.getGlobalVariable(names::Images, /*AllowInternal=*/true);
   if (Images.empty())
@@ -433,7 +451,7 @@ static llvm::Error defineImages(llvm::Module &Mod,
                      " images qdc built (an internal error)");
   std::vector<llvm::Constant *> Entries;
   for (size_t I = 0; I < Images.size(); ++I) {
-    const DeviceImage &Image = Images[I];
+    const DeviceImage &Image = *Images[I];
     // Text (PTX): its terminating NUL is part of the image.
     bool Text = isTextImage(Image.Kind);
     auto *Data = new llvm::GlobalVariable(
@@ -444,6 +462,18 @@ static llvm::Error defineImages(llvm::Module &Mod,
         llvm::ConstantDataArray::getString(Ctx, Image.Data, Text),
         names::image(I));
     Data->setAlignment(llvm::Align(16));
+    // A CUDA fat binary where nvcc's objects hold theirs, aligned as theirs
+    // (the linker packs one object's after another's, each a multiple of 8
+    // bytes), so that cuobjdump, nvdisasm and Nsight find it.
+    if (Image.Kind == ImageKind::Fatbin) {
+      Data->setSection(".nv_fatbin");
+      Data->setAlignment(llvm::Align(8));
+    }
+    // HIP's, as clang places them: each code object in it on a page.
+    if (Image.Kind == ImageKind::OffloadBundle) {
+      Data->setSection(".hip_fatbin");
+      Data->setAlignment(llvm::Align(4096));
+    }
     auto *Arch = new llvm::GlobalVariable(
         Mod,
         llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), Image.Arch.size() + 1),
@@ -462,7 +492,8 @@ static llvm::Error defineImages(llvm::Module &Mod,
 }
 
 llvm::Expected<std::string>
-Compiler::emitHostObject(HostIR &Host, llvm::ArrayRef<DeviceImage> Images,
+Compiler::emitHostObject(HostIR &Host,
+                         llvm::ArrayRef<const DeviceImage *> Images,
                          llvm::StringRef PublicPrefix) const {
   if (llvm::Error E = finishHostCompile(Host))
     return std::move(E);

@@ -91,6 +91,15 @@ public:
                                                       llvm::StringRef Out)>
               MakeArgs,
           const llvm::Twine &What) const;
+  /// The same for a tool with several inputs, each (contents, extension):
+  /// MakeArgs gets their temporary files in order.
+  llvm::Expected<std::string>
+  runTool(llvm::ArrayRef<std::pair<const std::string *, const char *>> Inputs,
+          const char *OutExt,
+          llvm::function_ref<std::vector<std::string>(
+              llvm::ArrayRef<std::string> In, llvm::StringRef Out)>
+              MakeArgs,
+          const llvm::Twine &What) const;
   const Toolchain &getToolchain() const { return Tools; }
   /// What the last tool runTool ran printed (its standard output and
   /// error), once.
@@ -110,7 +119,7 @@ public:
   /// .qd file's own functions and variables become local, so that several
   /// .qd objects link into one program), and makes the relocatable object.
   llvm::Expected<std::string>
-  emitHostObject(HostIR &Host, llvm::ArrayRef<DeviceImage> Images,
+  emitHostObject(HostIR &Host, llvm::ArrayRef<const DeviceImage *> Images,
                  llvm::StringRef PublicPrefix) const;
   /// A device source for Target compiled as clang -fsyntax-only does: its
   /// diagnostics, nothing built.

@@ -22,6 +22,12 @@ DeviceHooks::assembleImage(const Compiler &, const std::string &,
   return makeError("no native code is made for " + For.getName());
 }
 
+llvm::Expected<std::string>
+DeviceHooks::packageImages(const Compiler &,
+                           llvm::ArrayRef<const DeviceImage *>) const {
+  return makeError("this target's images are embedded one by one");
+}
+
 const DeviceHooks &codegen::getHooksForTarget(const OffloadTarget &Target) {
   switch (Target.getVendor()) {
   case Vendor::NVIDIA:

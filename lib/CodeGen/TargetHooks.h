@@ -112,6 +112,15 @@ public:
   virtual llvm::Expected<std::string>
   assembleImage(const class Compiler &C, const std::string &Image,
                 const OffloadTarget &For) const;
+  /// The kind of the one image an object embeds for all of this target's
+  /// images (a CUDA fat binary), or None when they are embedded one by
+  /// one; packageImages makes it from them, in the order they were built.
+  virtual ImageKind getPackageKind(const Toolchain &) const {
+    return ImageKind::None;
+  }
+  virtual llvm::Expected<std::string>
+  packageImages(const class Compiler &C,
+                llvm::ArrayRef<const DeviceImage *> Images) const;
 };
 
 /// NVIDIA GPUs: `__global__` grid-stride functions in Clang's CUDA dialect

@@ -188,10 +188,12 @@ getSavedTemps(const DriverOptions &Opts, const OutputPaths &Paths,
         {PathOf(".device" + getDeviceSourceExtension(Opts.Targets).str()),
          std::move(A.DeviceSource)});
   Temps.push_back({PathOf(".launcher.cpp"), std::move(A.LauncherSource)});
+  // Each image by its arch (k.sm_80.ptx); a package of them, as nvcc and
+  // clang name it (k.fatbin, k.hipfb).
   for (DeviceImage &I : A.Images) {
-    Temps.push_back(
-        {PathOf("." + I.Arch + "." + getImageKindExtension(I.Kind).str()),
-         std::move(I.Data)});
+    std::string Arch = isPackageImage(I.Kind) ? "" : "." + I.Arch;
+    Temps.push_back({PathOf(Arch + "." + getImageKindExtension(I.Kind).str()),
+                     std::move(I.Data)});
   }
   return Temps;
 }

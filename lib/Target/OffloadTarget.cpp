@@ -20,7 +20,7 @@ struct VendorInfo {
 };
 struct ImageKindInfo {
   llvm::StringRef Constant, Extension;
-  bool Text;
+  bool Text, Package;
 };
 } // namespace
 
@@ -30,9 +30,9 @@ static const VendorInfo Vendors[] = {
 };
 
 static const ImageKindInfo ImageKinds[] = {
-    {"", "", false},
-#define QDC_IMAGE_KIND(ENUM, ABI_CONSTANT, EXTENSION, TEXT)                    \
-  {#ABI_CONSTANT, EXTENSION, TEXT},
+    {"", "", false, false},
+#define QDC_IMAGE_KIND(ENUM, ABI_CONSTANT, EXTENSION, TEXT, PACKAGE)           \
+  {#ABI_CONSTANT, EXTENSION, TEXT, PACKAGE},
 #include "qdc/Target/Targets.def"
 };
 
@@ -50,6 +50,10 @@ llvm::StringRef qdc::getImageKindExtension(ImageKind K) {
 
 bool qdc::isTextImage(ImageKind K) {
   return ImageKinds[static_cast<unsigned>(K)].Text;
+}
+
+bool qdc::isPackageImage(ImageKind K) {
+  return ImageKinds[static_cast<unsigned>(K)].Package;
 }
 
 /// The newest NVIDIA architecture LLVM 19's NVPTX back end knows.

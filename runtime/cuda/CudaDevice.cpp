@@ -8,8 +8,8 @@
 // the driver's types and table, resolved from libcuda.so.1 at run time (no
 // CUDA toolkit needed to build), and what only CUDA does: work runs on the
 // device's primary context, made current on each calling thread; modules
-// are PTX or cubin images loaded with cuModuleLoadDataEx, whose JIT log is
-// reported when loading fails.
+// are a fat binary (or, from a compile without the CUDA toolkit, PTX) loaded
+// with cuModuleLoadDataEx, whose JIT log is reported when loading fails.
 //
 //===----------------------------------------------------------------------===//
 
@@ -330,9 +330,12 @@ public:
     CUmodule Mod = nullptr;
     CUresult R = D.ModuleLoad(&Mod, Image->data, 2, Options, Values);
     if (R != CudaDriver::Vendor.Success)
-      throw qd::Error(D.message(R, D.ModuleLoad.Name) + " loading module '" +
-                      M.name + "' (" + Image->arch + ")" +
-                      (Log[0] ? std::string(":\n") + Log : ""));
+      throw qd::Error(
+          D.message(R, D.ModuleLoad.Name) + " loading module '" + M.name +
+          "' (" +
+          (Image->kind == QDRT_IMAGE_FATBIN ? "a fat binary for " : "") +
+          Image->arch + ") on sm_" + std::to_string(SmVersion) +
+          (Log[0] ? std::string(":\n") + Log : ""));
     return Mod;
   }
 
@@ -446,14 +449,17 @@ private:
             D.ModuleGetFunction.Name, "qdrt_set_one");
   }
 
-  /// Prefers SASS for exactly this GPU, then the PTX of the newest arch not
-  /// newer than it (the driver JITs it).
+  /// A fat binary, from which the driver picks the SASS for this GPU or
+  /// JITs the newest PTX it can; else SASS for exactly this GPU, then the
+  /// PTX of the newest arch not newer than it (the driver JITs it).
   const qdrt_image *pickImage(const qdrt_module_desc &M) const {
     const qdrt_image *Best = nullptr;
     int BestSm = -1;
     std::string Have;
     for (uint32_t I = 0; I < M.num_images; ++I) {
       const qdrt_image &Img = M.images[I];
+      if (Img.kind == QDRT_IMAGE_FATBIN)
+        return &Img;
       if (Img.kind != QDRT_IMAGE_PTX && Img.kind != QDRT_IMAGE_CUBIN)
         continue;
       Have += (Have.empty() ? "" : ", ") + std::string(Img.arch);

@@ -7,8 +7,9 @@
 // The HIP traits of the shared GPU device (gpu/GpuDevice.h):
 // HIP's types and table, resolved from libamdhip64.so at run time (no ROCm
 // needed to build), and what only HIP does: the device is selected with
-// hipSetDevice on each calling thread, and a module is the first HSACO image
-// the GPU accepts.
+// hipSetDevice on each calling thread, and a module is the first image the
+// GPU accepts: the object's offload bundle (or an HSACO code object), loaded
+// with hipModuleLoadData.
 //
 // This backend is compiled and its fork/join logic is tested against the
 // mock device, its shared part against a fake driver; it has not run on an
@@ -86,13 +87,14 @@ public:
       D.check(R, D.DeviceEnablePeerAccess.Name);
   }
 
-  /// Loads the first HSACO image of M that the GPU accepts; the error
-  /// lists the archs tried and the last failure.
+  /// Loads the first image of M that the GPU accepts: the offload bundle
+  /// of its HSACO (the HIP runtime picks the code object for this GPU), or
+  /// one HSACO; the error lists the archs tried and the last failure.
   hipModule_t load(const qdrt_module_desc &M) const {
     std::string Tried, LastError;
     for (uint32_t I = 0; I < M.num_images; ++I) {
       const qdrt_image &Img = M.images[I];
-      if (Img.kind != QDRT_IMAGE_HSACO)
+      if (Img.kind != QDRT_IMAGE_HSACO && Img.kind != QDRT_IMAGE_OFFLOAD_BUNDLE)
         continue;
       Tried += (Tried.empty() ? "" : ", ") + std::string(Img.arch);
       hipModule_t Mod = nullptr;

@@ -81,6 +81,12 @@ TEST(OffloadTargetTest, ImageKindsAreTheABIs) {
   EXPECT_EQ(static_cast<int>(ImageKind::PTX), QDRT_IMAGE_PTX);
   EXPECT_EQ(static_cast<int>(ImageKind::Cubin), QDRT_IMAGE_CUBIN);
   EXPECT_EQ(static_cast<int>(ImageKind::HSACO), QDRT_IMAGE_HSACO);
+  EXPECT_EQ(static_cast<int>(ImageKind::Fatbin), QDRT_IMAGE_FATBIN);
+  EXPECT_EQ(getImageKindExtension(ImageKind::Fatbin), "fatbin");
+  EXPECT_EQ(static_cast<int>(ImageKind::OffloadBundle),
+            QDRT_IMAGE_OFFLOAD_BUNDLE);
+  EXPECT_TRUE(isPackageImage(ImageKind::OffloadBundle));
+  EXPECT_FALSE(isPackageImage(ImageKind::HSACO));
   EXPECT_EQ(getImageKindConstant(ImageKind::Cubin), "QDRT_IMAGE_CUBIN");
   EXPECT_EQ(getImageKindExtension(ImageKind::HSACO), "hsaco");
   EXPECT_TRUE(isTextImage(ImageKind::PTX));

@@ -31,8 +31,11 @@ namespace qdc {
 /// A compiled device image, embedded in the object.
 struct DeviceImage {
   ImageKind Kind;
-  std::string Arch;    ///< the target's name (OffloadTarget::getName)
-  unsigned ArchNumber; ///< and its number (OffloadTarget::getArchNumber)
+  /// The target's name (OffloadTarget::getName); a package's, its
+  /// targets' ("sm_80,sm_90").
+  std::string Arch;
+  unsigned ArchNumber; ///< its number (OffloadTarget::getArchNumber); 0 for a
+                       ///< package
   std::string Data;
 };
 
@@ -70,7 +73,9 @@ struct Artifacts {
   /// Per offload arch, in the order given: its device LLVM IR (DeviceIR).
   std::vector<std::pair<std::string, std::string>> DeviceIR;
   /// PTX per NVIDIA target, then SASS per NVIDIA target (when ptxas is
-  /// found), then HSACO per AMD target (Images).
+  /// found), then HSACO per AMD target (Images); for an object, then the
+  /// CUDA fat binary of the NVIDIA images (when fatbinary is found), which
+  /// the object embeds in their place (Object).
   std::vector<DeviceImage> Images;
   std::string LauncherSource;
   /// The relocatable host object (Object).

@@ -34,7 +34,7 @@ enum class Vendor {
 /// (qdrt_image_kind), in the order the runtime tries them.
 enum class ImageKind {
   None,
-#define QDC_IMAGE_KIND(ENUM, ABI_CONSTANT, EXTENSION, TEXT) ENUM,
+#define QDC_IMAGE_KIND(ENUM, ABI_CONSTANT, EXTENSION, TEXT, PACKAGE) ENUM,
 #include "qdc/Target/Targets.def"
 };
 
@@ -49,6 +49,9 @@ inline unsigned getImageKindNumber(ImageKind K) {
 }
 /// Whether images of kind K are NUL-terminated text (PTX).
 bool isTextImage(ImageKind K);
+/// Whether an image of kind K packs a target's images of every arch (a
+/// CUDA fat binary, a clang offload bundle).
+bool isPackageImage(ImageKind K);
 
 class OffloadTarget {
 public:

@@ -108,6 +108,9 @@ public:
   std::vector<std::string> getPtxasArchs() const;
   /// Whether ptxas lists Option ("--split-compile") in its --help.
   bool ptxasAccepts(llvm::StringRef Option) const;
+  /// The CUDA toolkit's fatbinary beside its ptxas, which packs SASS and
+  /// PTX into the fat binary an object embeds, or empty.
+  const std::string &getFatbinary() const { return Fatbinary; }
   /// libdevice bitcode for CUDA math, or empty.
   const std::string &getLibdevice() const { return Libdevice; }
   /// ld.lld, which links AMDGPU code objects into HSACO, or empty.
@@ -137,6 +140,7 @@ private:
   std::string PreludeDir;
   std::string ClangDriver;
   std::string Ptxas;
+  std::string Fatbinary;
   /// What `ptxas --help` printed (empty when it failed), asked once.
   const std::string &getPtxasHelp() const;
   mutable std::optional<std::string> PtxasHelp;

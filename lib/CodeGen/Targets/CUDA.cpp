@@ -7,7 +7,8 @@
 // The whole NVIDIA pipeline: the device source in Clang's CUDA dialect,
 // compiled with libdevice to PTX for the target's PTX arch (the newest LLVM
 // knows, for newer GPUs), and SASS from that PTX with the CUDA toolkit's
-// ptxas when it is found.
+// ptxas when it is found; an object embeds them as one fat binary made by
+// the toolkit's fatbinary.
 //
 //===----------------------------------------------------------------------===//
 
@@ -168,6 +169,37 @@ public:
     };
     return C.runTool(Ptx, "ptx", "cubin", Ptxas,
                      "the SASS for " + For.getName());
+  }
+
+  /// An object embeds one CUDA fat binary, as nvcc's do, when the toolkit
+  /// has fatbinary: cuobjdump, nvdisasm and Nsight read it, and the driver
+  /// picks the SASS for the GPU or JIT-compiles the newest PTX it can.
+  ImageKind getPackageKind(const Toolchain &Tools) const override {
+    return Tools.getFatbinary().empty() ? ImageKind::None : ImageKind::Fatbin;
+  }
+
+  llvm::Expected<std::string>
+  packageImages(const Compiler &C,
+                llvm::ArrayRef<const DeviceImage *> Images) const override {
+    const Toolchain &Tools = C.getToolchain();
+    std::vector<std::pair<const std::string *, const char *>> Inputs;
+    for (const DeviceImage *I : Images)
+      Inputs.push_back({&I->Data, I->Kind == ImageKind::PTX ? "ptx" : "cubin"});
+    auto Fatbinary = [&](llvm::ArrayRef<std::string> In, llvm::StringRef Out) {
+      std::vector<std::string> Args = {Tools.getFatbinary(),
+                                       "--create=" + Out.str(), "-64"};
+      if (Tools.getOptions().DeviceDebug)
+        Args.push_back("-g");
+      // kind=elf (SASS) or ptx, and the arch by number: sm=90a.
+      for (size_t I = 0; I < Images.size(); ++I)
+        Args.push_back(
+            std::string("--image3=kind=") +
+            (Images[I]->Kind == ImageKind::PTX ? "ptx" : "elf") +
+            ",sm=" + llvm::StringRef(Images[I]->Arch).drop_front(3).str() +
+            ",file=" + In[I]);
+      return Args;
+    };
+    return C.runTool(Inputs, "fatbin", Fatbinary, "the CUDA fat binary");
   }
 };
 

@@ -6,13 +6,17 @@
 //
 // The whole AMD pipeline: the device source in Clang's HIP dialect,
 // compiled with the ROCm device libraries (when found) to an AMDGPU object,
-// linked by ld.lld into an HSACO code object per gfx arch.
+// linked by ld.lld into an HSACO code object per gfx arch. An object embeds
+// them as one clang offload bundle, HIP's fat binary (the format of
+// clang/docs/ClangOffloadBundler.rst), in the section where clang's HIP
+// objects hold theirs (.hip_fatbin).
 //
 //===----------------------------------------------------------------------===//
 
 #include "../Compiler.h"
 #include "GpuHooks.h"
 #include "qdc/Support/Error.h"
+#include "qdc/Target/OffloadBundle.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -95,6 +99,22 @@ public:
     };
     return C.runTool(*Object, "o", "hsaco", Link,
                      "the HSACO for " + Target.getName());
+  }
+
+  ImageKind getPackageKind(const Toolchain &) const override {
+    return ImageKind::OffloadBundle;
+  }
+
+  /// The bundle of Images as clang's HIP toolchain makes it: the empty
+  /// host entry, then a `hipv4` entry per gfx arch.
+  llvm::Expected<std::string>
+  packageImages(const Compiler &,
+                llvm::ArrayRef<const DeviceImage *> Images) const override {
+    std::vector<std::pair<std::string, llvm::StringRef>> Entries = {
+        {getHostBundleEntryId(), ""}};
+    for (const DeviceImage *I : Images)
+      Entries.push_back({getHipBundleEntryId(I->Arch), I->Data});
+    return makeOffloadBundle(Entries);
   }
 };
 
