@@ -15,6 +15,7 @@ trap 'rm -rf "$work"' EXIT
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 "$nvcc" -O3 -std=c++17 -arch=native -o "$work/baseline" "$root/test/bench/baseline.cu" -lcuda
 "$nvcc" -O3 -std=c++17 -arch=native -o "$work/reduce_baseline" "$root/test/bench/reduce_baseline.cu"
+"$nvcc" -O3 -std=c++17 -arch=native -o "$work/kernels_baseline" "$root/test/bench/kernels_baseline.cu"
 
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
 # qdc and the baseline take turns, three rounds, so that drifts of the
@@ -30,6 +31,12 @@ for r in $(seq 1 "$rounds"); do
   QD_ARCH=cuda "$build/bin/bench-reduce" | tee -a "$work/qdc.$r.txt"
   echo "== round $r: reductions, CUB and atomicAdd (nvcc -O3)"
   "$work/reduce_baseline" | tee -a "$work/cuda.$r.txt"
+  if [ -x "$build/bin/bench-kernels" ]; then
+    echo "== round $r: the kernel suite, qdc"
+    QD_ARCH=cuda "$build/bin/bench-kernels" | tee -a "$work/qdc.$r.txt"
+    echo "== round $r: the kernel suite, CUDA (nvcc -O3)"
+    "$work/kernels_baseline" | tee -a "$work/cuda.$r.txt"
+  fi
   echo "== round $r: spin chain, qdc without and with -ffast-math"
   QD_ARCH=cuda "$build/bin/bench-spin" | tee -a "$work/qdc.$r.txt"
   QD_ARCH=cuda "$build/bin/bench-spin-fast" | tee -a "$work/qdc.$r.txt"
@@ -177,4 +184,27 @@ copy = c["copy_gbs"][0]
 for key, name in (("saxpy_gbs", "saxpy GB/s"), ("stencil_gbs", "2-D stencil GB/s")):
     print(f"| {name} (D2D copy {copy:.0f}) | {q[key][0]:.0f} ({q[key][0]/copy:.2f} of copy) | "
           f"{c[key][0]:.0f} ({c[key][0]/copy:.2f} of copy) | {q[key][0]/c[key][0]:.3f} | >= 0.97 |")
+# The kernel suite: GPU ms per run, each beside its nvcc original; a row
+# whose result's checksum differs from CUDA's says so.
+def sums(prefix):
+    out = {}
+    for r in range(1, rounds + 1):
+        for line in open(f"{work}/{prefix}.{r}.txt"):
+            parts = line.split()
+            if len(parts) == 2 and parts[0].startswith("kern_") and parts[0].endswith("_sum"):
+                out.setdefault(parts[0], set()).add(parts[1])
+    return out
+qs, cs = sums("qdc"), sums("cuda")
+ratios = []
+for key in sorted(k for k in q if k.startswith("kern_") and k.endswith("_ms") and k in c):
+    name = key[len("kern_"):-len("_ms")]
+    r = q[key][0] / c[key][0]
+    ratios.append(r)
+    agree = qs.get(f"kern_{name}_sum") == cs.get(f"kern_{name}_sum")
+    print(f"| kernel {name}, GPU ms per run{'' if agree else ' (RESULTS DIFFER from CUDA)'} | {us(q[key])} | "
+          f"{us(c[key])} | {r:.3f} | <= 1.05 |")
+if ratios:
+    import math
+    g = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+    print(f"| kernel suite: geometric mean of the {len(ratios)} ratios | | | {g:.3f} | <= 0.95 |")
 PY

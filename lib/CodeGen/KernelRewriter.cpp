@@ -24,6 +24,7 @@
 #include "SourceGen.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace qdc;
 using namespace qdc::codegen;
@@ -514,7 +515,11 @@ private:
 
   /// The user's index variables from the linear index qd_k_: an offset for
   /// a range, row-major digits for an ndrange.
-  static void emitIndexVars(const Task &Tk, llvm::raw_ostream &OS) {
+  /// The loop's index variables from the linear index `qd_k_`. An
+  /// ndrange's come from a division per dimension, in 32 bits when the
+  /// whole index space fits them and the body knows it (a GPU divides
+  /// 64-bit integers in software, many times slower), else in 64.
+  void emitIndexVars(const Task &Tk, llvm::raw_ostream &OS) const {
     if (Tk.Kind == TaskKind::Range) {
       const std::string &Ty = Tk.IndexType;
       OS << "    " << Ty << ' ' << Tk.IndexVars[0] << " = static_cast<" << Ty
@@ -522,15 +527,34 @@ private:
          << names::Index << "));\n";
       return;
     }
-    OS << "    uint64_t " << names::Rest << " = " << names::Index << ";\n";
+    OS << "    int64_t " << llvm::join(Tk.IndexVars, ", ") << ";\n";
+    llvm::StringRef Count = T.getIterationCount();
+    if (Count.empty()) {
+      emitDivisions(Tk, "uint64_t", "    ", OS);
+      return;
+    }
+    // qd_k_ is below the count, and so is every extent's size when no
+    // extent is empty (with one, nothing runs).
+    OS << "    if (" << Count << " <= 0xffffffffu) {\n";
+    emitDivisions(Tk, "uint32_t", "      ", OS);
+    OS << "    } else {\n";
+    emitDivisions(Tk, "uint64_t", "      ", OS);
+    OS << "    }\n";
+  }
+
+  static void emitDivisions(const Task &Tk, llvm::StringRef Unsigned,
+                            llvm::StringRef Indent, llvm::raw_ostream &OS) {
+    std::string Cast = "static_cast<" + Unsigned.str() + ">(";
+    OS << Indent << Unsigned << ' ' << names::Rest << " = " << Cast
+       << names::Index << ");\n";
     for (size_t D = Tk.Extents.size(); D-- > 1;) {
       const Extent &X = Tk.Extents[D];
-      std::string E = "static_cast<uint64_t>(" + getExtentSize(X) + ")";
-      OS << "    int64_t " << Tk.IndexVars[D] << " = " << getOffset(X)
-         << "static_cast<int64_t>(" << names::Rest << " % " << E << ");\n    "
-         << names::Rest << " /= " << E << ";\n";
+      std::string E = Cast + getExtentSize(X) + ")";
+      OS << Indent << Tk.IndexVars[D] << " = " << getOffset(X)
+         << "static_cast<int64_t>(" << names::Rest << " % " << E << ");\n"
+         << Indent << names::Rest << " /= " << E << ";\n";
     }
-    OS << "    int64_t " << Tk.IndexVars[0] << " = " << getOffset(Tk.Extents[0])
+    OS << Indent << Tk.IndexVars[0] << " = " << getOffset(Tk.Extents[0])
        << "static_cast<int64_t>(" << names::Rest << ");\n";
   }
 

@@ -80,6 +80,9 @@ public:
   virtual llvm::StringRef getReductionIndexLoop() const {
     return getIndexLoop();
   }
+  /// The task's whole iteration count in its loop's body, or empty where
+  /// the body has only its chunk of it (the CPU).
+  virtual llvm::StringRef getIterationCount() const { return {}; }
   /// The same for a part of a fused task, whose launch has at least as
   /// many threads as the part has iterations where the target has blocks.
   virtual llvm::StringRef getPartIndexLoop() const { return getIndexLoop(); }

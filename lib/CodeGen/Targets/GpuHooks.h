@@ -69,6 +69,7 @@ public:
     return "  for (uint64_t qd_k_ = qd::detail::first_index(); qd_k_ < qd_n_; "
            "qd_k_ += qd::detail::index_stride()) {\n";
   }
+  llvm::StringRef getIterationCount() const override { return names::Count; }
   llvm::StringRef getPartIndexLoop() const override {
     // A fused task is one block of at least the widest part's iterations
     // (FuseTasks): each thread runs an iteration at most. The step ends the
