@@ -133,7 +133,7 @@ private:
         const LocalVar &V = K.findStmt(Id)->Vars[I];
         OS << "  " << V.Type << ' ' << names::scalarMember(V, Id) << ";\n";
       }
-      if (K.ReturnStmt)
+      if (K.ReturnStmt && !K.ReturnsScalarSlot)
         OS << "  " << K.ReturnType << ' ' << names::Return << ";\n";
       for (const Task &Tk : K.Tasks)
         if (Tk.BoundsInScalars)

@@ -37,6 +37,12 @@ std::string getFieldHandleType(const Field &F) {
   return Out + ">";
 }
 
+/// The kernel-scalar member K returns (K.ReturnsScalarSlot).
+std::string returnedScalarMember(const Kernel &K) {
+  auto [Id, I] = *K.ReturnLocal;
+  return names::scalarMember(K.findStmt(Id)->Vars[I], Id);
+}
+
 /// `name` when Count is not 0, else `nullptr`.
 std::string tableOrNull(llvm::StringRef Name, size_t Count) {
   return Count ? Name.str() : "nullptr";
@@ -139,10 +145,13 @@ private:
         OS << ", .scalars_size = sizeof(" << Scalars
            << "), .scalars_offset = __builtin_offsetof(" << Args << ", "
            << names::Scalars << ")";
+      // The returned kernel scalar's own slot, or the one the last task
+      // stores the returned value in.
       if (K.ReturnStmt)
         OS << ", .result_offset = __builtin_offsetof(" << Scalars << ", "
-           << names::Return << "), .result_size = sizeof(" << K.ReturnType
-           << ")";
+           << (K.ReturnsScalarSlot ? returnedScalarMember(K)
+                                   : names::Return.str())
+           << "), .result_size = sizeof(" << K.ReturnType << ")";
       if (K.IsGraph)
         OS << ", .flags = QDRT_KERNEL_GRAPH";
       if (!K.Loops.empty())

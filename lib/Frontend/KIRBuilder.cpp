@@ -339,6 +339,7 @@ private:
         kir::Stmt Ret = makeStmt(S, kir::StmtKind::Serial);
         K.ReturnStmt = Ret.Id;
         K.ReturnValue = Src.getRange(Return->getRetValue()->getSourceRange());
+        ReturnDecl = getReturnedLocal(Return->getRetValue());
         CurrentItem = &Ret;
         LoopIndexDecls.clear();
         walk(S, Ret.Id, "", S);
@@ -752,11 +753,26 @@ private:
         Var.Deps.push_back({D.StmtId, D.VarIndex});
       }
     }
+    if (auto It = Locals.find(ReturnDecl); ReturnDecl && It != Locals.end())
+      K.ReturnLocal = {It->second.StmtId, It->second.VarIndex};
     for (const auto &[V, UserId, Loc] : Uses) {
       kir::Stmt *Decl = ById.lookup(Locals[V].StmtId);
       if (Decl)
         Decl->Uses.push_back({UserId, Loc});
     }
+  }
+
+  /// The variable E names when E is only its value, of the kernel's return
+  /// type (no conversion), else null.
+  const clang::VarDecl *getReturnedLocal(const clang::Expr *E) const {
+    const auto *Ref = dyn_cast<clang::DeclRefExpr>(E->IgnoreParenImpCasts());
+    const auto *V = Ref ? dyn_cast<clang::VarDecl>(Ref->getDecl()) : nullptr;
+    if (!V || V->getType()->isReferenceType() ||
+        E->IgnoreParenLValueCasts() != Ref ||
+        !FD->getASTContext().hasSameUnqualifiedType(V->getType(),
+                                                    FD->getReturnType()))
+      return nullptr;
+    return V;
   }
 
   //--- Walking below the top level -------------------------------------===//
@@ -1029,6 +1045,8 @@ private:
   bool SerializeNext = false;
   llvm::DenseMap<const clang::DeclRefExpr *, kir::ReduceOp> StatementAtomics;
   llvm::MapVector<const clang::VarDecl *, LocalInfo> Locals;
+  /// What the kernel's final `return v;` returns, when it is a variable.
+  const clang::VarDecl *ReturnDecl = nullptr;
   std::vector<std::tuple<const clang::VarDecl *, unsigned, SourceLoc>> Uses;
   llvm::DenseSet<std::pair<const clang::VarDecl *, unsigned>> SeenUses;
 };

@@ -745,7 +745,13 @@ class Gen:
         ret_expr = None
         if ret:
             sc = Scope(scalars, self.serial_view(accesses), serial=True)
-            ret_expr = self.expr(ret, sc, 3)
+            # Often a scalar of the return type itself, as reductions end
+            # (`return s;`: the launcher copies the scalar's slot back).
+            same = [n for n, t in scalars if t == ret]
+            if same and self.chance(0.5):
+                ret_expr = leaf(ret, self.r.choice(same))
+            else:
+                ret_expr = self.expr(ret, sc, 3)
         noalias = self.f['noalias'] and self.chance(0.3)
         return Kernel(name, params, ret, body, ret_expr, graph, noalias)
 

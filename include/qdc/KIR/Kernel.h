@@ -404,6 +404,13 @@ struct Kernel {
   /// `return e;` ending a non-void kernel: the statement's id, and e's text.
   std::optional<unsigned> ReturnStmt;
   TextRange ReturnValue;
+  /// e is a top-level local of the return type itself, unconverted:
+  /// (local statement id, index in its Vars).
+  std::optional<std::pair<unsigned, unsigned>> ReturnLocal;
+  /// The launcher copies the returned local's kernel-scalar slot back: the
+  /// task that would store it for the return is gone (derived by
+  /// return-kernel-scalar).
+  bool ReturnsScalarSlot = false;
 
   /// The module's device code calls qd::random or qd::randn: each call of
   /// the kernel gets a new random key in its argument block.
