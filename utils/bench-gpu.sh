@@ -41,7 +41,7 @@ for r in $(seq 1 "$rounds"); do
   QD_ARCH=cuda "$build/bin/bench-spin" | tee -a "$work/qdc.$r.txt"
   QD_ARCH=cuda "$build/bin/bench-spin-fast" | tee -a "$work/qdc.$r.txt"
   echo "== round $r: conjugate gradient, qdc (do_while and host-driven)"
-  for t in bench-cg bench-cg-f64 bench-cg-unfused bench-cg-f64-unfused; do
+  for t in bench-cg bench-cg-f64 bench-cg-unfused bench-cg-f64-unfused bench-cg-1024; do
     QD_ARCH=cuda "$build/bin/$t" | tee -a "$work/qdc.$r.txt"
   done
   echo "== round $r: do_while bodies, on the device and driven by the host"
@@ -57,6 +57,9 @@ for r in $(seq 1 "$rounds"); do
       grep -v "^\[" | tee -a "$work/cuda.$r.txt"
     echo "== round $r: conjugate gradient, Quadrants (graph do_while, MatrixFreeCG)"
     python3 "$root/test/bench/cg_quadrants.py" 2>/dev/null |
+      grep -v "^\[" | tee -a "$work/cuda.$r.txt"
+    echo "== round $r: conjugate gradient on a 1024x1024 grid, Quadrants"
+    CG_GRID=1024 python3 "$root/test/bench/cg_quadrants.py" 2>/dev/null |
       grep -v "^\[" | tee -a "$work/cuda.$r.txt"
   fi
 done
@@ -144,6 +147,11 @@ for t in ("f32", "f64"):
                   f"{gu[0]:.2f} | {qg[0]:.2f} (Quadrants) | {gu[0]/qg[0]:.3f} | |")
         print(f"| conjugate gradient {t}, us/iteration: qdc do_while vs Quadrants MatrixFreeCG (host-driven) | "
               f"{g[0]:.2f} | {us(qh)} (Quadrants) | {g[0]/qh[0]:.3f} | |")
+# At a size no task fuses: 1024x1024, a million iterations per loop.
+if "cg_graph_us_f32_1024" in q and "quadrants_cg_graph_us_f32_1024" in c:
+    g, qg = q["cg_graph_us_f32_1024"], c["quadrants_cg_graph_us_f32_1024"]
+    print(f"| conjugate gradient f32 on a 1024x1024 grid, us/iteration: qdc do_while vs Quadrants graph=True do_while | "
+          f"{us(g)} | {us(qg)} (Quadrants) | {g[0]/qg[0]:.3f} | <= 0.80 |")
 for body, name in (("serial", "one serial statement"), ("one_loop", "one loop and a serial statement"),
                    ("three_loops", "three loops and a serial statement")):
     key = f"do_while_{body}_us"

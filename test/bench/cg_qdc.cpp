@@ -5,7 +5,8 @@
 //   cg_host_us_<f32|f64>   step() called from the host, which waits for
 //                          its result (go on or not) after each iteration
 // each printed as `key median min max` (microseconds per iteration), the
-// keys ending in CG_KEY_SUFFIX ("_unfused" for the -fno-fuse-tasks build).
+// keys ending in CG_KEY_SUFFIX ("_unfused" for the -fno-fuse-tasks build,
+// "_1024" for the 1024x1024 grid).
 #include "cg.qd.h"
 
 #include <algorithm>
@@ -17,7 +18,10 @@
 
 namespace {
 using real = decltype(cg::x)::value_type;
-constexpr int G = 32;
+#ifndef CG_GRID
+#define CG_GRID 32
+#endif
+constexpr int G = CG_GRID;
 #ifndef CG_KEY_SUFFIX
 #define CG_KEY_SUFFIX ""
 #endif

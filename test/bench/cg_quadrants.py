@@ -15,13 +15,18 @@ timed at a fixed iteration count and printed as `key median min max`
 It also checks that the graph form solves the system (max |Ax - b|).
 """
 import math
+import os
 import statistics
 import sys
 import time
 
 import quadrants as qd
 
-G, ITERS, RUNS = 32, 200, 20
+# The grid's side: CG_GRID (default 32, Quadrants' test; 1024 beside
+# bench-cg-1024, its keys then ending in _1024).
+G = int(os.environ.get("CG_GRID", "32"))
+SUFFIX = "" if G == 32 else f"_{G}"
+ITERS, RUNS = 200, 20
 
 
 def measure(dtype, name):
@@ -120,7 +125,7 @@ def measure(dtype, name):
             t0 = time.perf_counter()
             fn()
             us.append((time.perf_counter() - t0) * 1e6 / iterations)
-        print(f"{key}_{name} {statistics.median(us):.4f} {min(us):.4f} {max(us):.4f}")
+        print(f"{key}_{name}{SUFFIX} {statistics.median(us):.4f} {min(us):.4f} {max(us):.4f}")
         sys.stdout.flush()
 
     timed("quadrants_cg_graph_us", ITERS, lambda: run_graph(ITERS, -1.0))

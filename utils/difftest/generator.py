@@ -745,11 +745,13 @@ class Gen:
         ret_expr = None
         if ret:
             sc = Scope(scalars, self.serial_view(accesses), serial=True)
-            # Often a scalar of the return type itself, as reductions end
-            # (`return s;`: the launcher copies the scalar's slot back).
-            same = [n for n, t in scalars if t == ret]
-            if same and self.chance(0.5):
-                ret_expr = leaf(ret, self.r.choice(same))
+            # Often a top-level local itself, of its own type, as
+            # reductions end (`return s;`: when it is a kernel scalar the
+            # launcher copies its slot back).
+            locals_ = [(n, t) for n, t in scalars if (n, t) not in pvars]
+            if locals_ and self.chance(0.5):
+                name, ret = self.r.choice(locals_)
+                ret_expr = leaf(ret, name)
             else:
                 ret_expr = self.expr(ret, sc, 3)
         noalias = self.f['noalias'] and self.chance(0.3)
