@@ -203,26 +203,18 @@ const dim3 Block2(32, 8);
 
 int main() {
   CHECK(cudaStreamCreate(&S));
-  {
-    int n = int(GemmN);
+  // C = alpha op(A, B) + beta C, from the same A, B and C each run.
+  auto Product = [&](const char *Name, int n, auto Kernel) {
     float *A = upload(matrix(n, n, 1)), *B = upload(matrix(n, n, 2));
     std::vector<float> C0 = matrix(n, n, 3);
     float *C = upload(C0);
     measure(
-        "gemm", [&] { reset(C, C0); },
-        [&] { gemm<<<grid2(n, n), Block2, 0, S>>>(C, A, B, n, 1.5f, 1.2f); });
-    printSum("gemm", download(C, C0.size()));
-  }
-  {
-    int n = int(Syr2kN);
-    float *A = upload(matrix(n, n, 1)), *B = upload(matrix(n, n, 2));
-    std::vector<float> C0 = matrix(n, n, 3);
-    float *C = upload(C0);
-    measure(
-        "syr2k", [&] { reset(C, C0); },
-        [&] { syr2k<<<grid2(n, n), Block2, 0, S>>>(C, A, B, n, 1.5f, 1.2f); });
-    printSum("syr2k", download(C, C0.size()));
-  }
+        Name, [&] { reset(C, C0); },
+        [&] { Kernel<<<grid2(n, n), Block2, 0, S>>>(C, A, B, n, 1.5f, 1.2f); });
+    printSum(Name, download(C, C0.size()));
+  };
+  Product("gemm", int(GemmN), gemm);
+  Product("syr2k", int(Syr2kN), syr2k);
   {
     int n = int(Conv2dN);
     float *In = upload(matrix(n, n, 1));

@@ -43,28 +43,19 @@ int main() {
   qd::init();
   qd::Stream S = qd::create_stream();
   qd::Launch On = qd::on(S);
-  {
-    int64_t N = GemmN;
+  // C = alpha op(A, B) + beta C, from the same A, B and C each run.
+  auto Product = [&](const char *Name, int64_t N, auto Kernel) {
     M2 A({N, N}), B({N, N}), C({N, N});
     A.copy_from(matrix(N, N, 1));
     B.copy_from(matrix(N, N, 2));
     std::vector<float> C0 = matrix(N, N, 3);
     measure(
-        "gemm", [&] { C.copy_from(C0); },
-        [&] { kernels::gemm(C, A, B, 1.5f, 1.2f, On); }, S);
-    printSum("gemm", C.to_vector());
-  }
-  {
-    int64_t N = Syr2kN;
-    M2 A({N, N}), B({N, N}), C({N, N});
-    A.copy_from(matrix(N, N, 1));
-    B.copy_from(matrix(N, N, 2));
-    std::vector<float> C0 = matrix(N, N, 3);
-    measure(
-        "syr2k", [&] { C.copy_from(C0); },
-        [&] { kernels::syr2k(C, A, B, 1.5f, 1.2f, On); }, S);
-    printSum("syr2k", C.to_vector());
-  }
+        Name, [&] { C.copy_from(C0); },
+        [&] { Kernel(C, A, B, 1.5f, 1.2f, On); }, S);
+    printSum(Name, C.to_vector());
+  };
+  Product("gemm", GemmN, [](auto &&...Args) { kernels::gemm(Args...); });
+  Product("syr2k", Syr2kN, [](auto &&...Args) { kernels::syr2k(Args...); });
   {
     int64_t N = Conv2dN;
     M2 In({N, N}), Out({N, N});
