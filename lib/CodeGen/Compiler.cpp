@@ -462,17 +462,12 @@ static llvm::Error defineImages(llvm::Module &Mod,
         llvm::ConstantDataArray::getString(Ctx, Image.Data, Text),
         names::image(I));
     Data->setAlignment(llvm::Align(16));
-    // A CUDA fat binary where nvcc's objects hold theirs, aligned as theirs
-    // (the linker packs one object's after another's, each a multiple of 8
-    // bytes), so that cuobjdump, nvdisasm and Nsight find it.
-    if (Image.Kind == ImageKind::Fatbin) {
-      Data->setSection(".nv_fatbin");
-      Data->setAlignment(llvm::Align(8));
-    }
-    // HIP's, as clang places them: each code object in it on a page.
-    if (Image.Kind == ImageKind::OffloadBundle) {
-      Data->setSection(".hip_fatbin");
-      Data->setAlignment(llvm::Align(4096));
+    // A fat binary where its vendor's compilers put theirs (Targets.def),
+    // so that their tools find it.
+    if (llvm::StringRef Section = getImageKindSection(Image.Kind);
+        !Section.empty()) {
+      Data->setSection(Section);
+      Data->setAlignment(llvm::Align(getImageKindAlignment(Image.Kind)));
     }
     auto *Arch = new llvm::GlobalVariable(
         Mod,

@@ -514,11 +514,10 @@ private:
   }
 
   /// The user's index variables from the linear index qd_k_: an offset for
-  /// a range, row-major digits for an ndrange.
-  /// The loop's index variables from the linear index `qd_k_`. An
-  /// ndrange's come from a division per dimension, in 32 bits when the
-  /// whole index space fits them and the body knows it (a GPU divides
-  /// 64-bit integers in software, many times slower), else in 64.
+  /// a range, row-major digits for an ndrange. An ndrange's come from a
+  /// division per dimension, in 32 bits when the whole index space fits
+  /// them and the body knows it (a GPU divides 64-bit integers in
+  /// software, many times slower), else in 64.
   void emitIndexVars(const Task &Tk, llvm::raw_ostream &OS) const {
     if (Tk.Kind == TaskKind::Range) {
       const std::string &Ty = Tk.IndexType;

@@ -20,7 +20,9 @@ struct VendorInfo {
 };
 struct ImageKindInfo {
   llvm::StringRef Constant, Extension;
-  bool Text, Package;
+  bool Text;
+  llvm::StringRef Section;
+  unsigned Alignment;
 };
 } // namespace
 
@@ -30,9 +32,9 @@ static const VendorInfo Vendors[] = {
 };
 
 static const ImageKindInfo ImageKinds[] = {
-    {"", "", false, false},
-#define QDC_IMAGE_KIND(ENUM, ABI_CONSTANT, EXTENSION, TEXT, PACKAGE)           \
-  {#ABI_CONSTANT, EXTENSION, TEXT, PACKAGE},
+    {"", "", false, "", 0},
+#define QDC_IMAGE_KIND(ENUM, ABI_CONSTANT, EXTENSION, TEXT, SECTION, ALIGN)    \
+  {#ABI_CONSTANT, EXTENSION, TEXT, SECTION, ALIGN},
 #include "qdc/Target/Targets.def"
 };
 
@@ -53,7 +55,15 @@ bool qdc::isTextImage(ImageKind K) {
 }
 
 bool qdc::isPackageImage(ImageKind K) {
-  return ImageKinds[static_cast<unsigned>(K)].Package;
+  return !getImageKindSection(K).empty();
+}
+
+llvm::StringRef qdc::getImageKindSection(ImageKind K) {
+  return ImageKinds[static_cast<unsigned>(K)].Section;
+}
+
+unsigned qdc::getImageKindAlignment(ImageKind K) {
+  return ImageKinds[static_cast<unsigned>(K)].Alignment;
 }
 
 /// The newest NVIDIA architecture LLVM 19's NVPTX back end knows.

@@ -86,6 +86,8 @@ TEST(OffloadTargetTest, ImageKindsAreTheABIs) {
   EXPECT_EQ(static_cast<int>(ImageKind::OffloadBundle),
             QDRT_IMAGE_OFFLOAD_BUNDLE);
   EXPECT_TRUE(isPackageImage(ImageKind::OffloadBundle));
+  EXPECT_EQ(getImageKindSection(ImageKind::Fatbin), ".nv_fatbin");
+  EXPECT_EQ(getImageKindAlignment(ImageKind::OffloadBundle), 4096u);
   EXPECT_FALSE(isPackageImage(ImageKind::HSACO));
   EXPECT_EQ(getImageKindConstant(ImageKind::Cubin), "QDRT_IMAGE_CUBIN");
   EXPECT_EQ(getImageKindExtension(ImageKind::HSACO), "hsaco");

@@ -34,7 +34,8 @@ enum class Vendor {
 /// (qdrt_image_kind), in the order the runtime tries them.
 enum class ImageKind {
   None,
-#define QDC_IMAGE_KIND(ENUM, ABI_CONSTANT, EXTENSION, TEXT, PACKAGE) ENUM,
+#define QDC_IMAGE_KIND(ENUM, ABI_CONSTANT, EXTENSION, TEXT, SECTION, ALIGN)    \
+  ENUM,
 #include "qdc/Target/Targets.def"
 };
 
@@ -52,6 +53,10 @@ bool isTextImage(ImageKind K);
 /// Whether an image of kind K packs a target's images of every arch (a
 /// CUDA fat binary, a clang offload bundle).
 bool isPackageImage(ImageKind K);
+/// The object section a package of kind K is embedded in (".nv_fatbin"),
+/// and its alignment; empty and 0 for other kinds.
+llvm::StringRef getImageKindSection(ImageKind K);
+unsigned getImageKindAlignment(ImageKind K);
 
 class OffloadTarget {
 public:

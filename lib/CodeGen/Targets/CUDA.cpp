@@ -185,18 +185,24 @@ public:
     std::vector<std::pair<const std::string *, const char *>> Inputs;
     for (const DeviceImage *I : Images)
       Inputs.push_back({&I->Data, I->Kind == ImageKind::PTX ? "ptx" : "cubin"});
+    // kind=elf (SASS) or ptx, and the arch by number and features: sm=90a.
+    std::vector<std::string> Specs;
+    for (const DeviceImage *I : Images) {
+      llvm::Expected<OffloadTarget> Target = OffloadTarget::parse(I->Arch);
+      if (!Target)
+        return Target.takeError();
+      Specs.push_back(std::string("--image3=kind=") +
+                      (I->Kind == ImageKind::PTX ? "ptx" : "elf") +
+                      ",sm=" + std::to_string(Target->getSmVersion()) +
+                      Target->getFeatures().str() + ",file=");
+    }
     auto Fatbinary = [&](llvm::ArrayRef<std::string> In, llvm::StringRef Out) {
       std::vector<std::string> Args = {Tools.getFatbinary(),
                                        "--create=" + Out.str(), "-64"};
       if (Tools.getOptions().DeviceDebug)
         Args.push_back("-g");
-      // kind=elf (SASS) or ptx, and the arch by number: sm=90a.
-      for (size_t I = 0; I < Images.size(); ++I)
-        Args.push_back(
-            std::string("--image3=kind=") +
-            (Images[I]->Kind == ImageKind::PTX ? "ptx" : "elf") +
-            ",sm=" + llvm::StringRef(Images[I]->Arch).drop_front(3).str() +
-            ",file=" + In[I]);
+      for (size_t I = 0; I < Specs.size(); ++I)
+        Args.push_back(Specs[I] + In[I]);
       return Args;
     };
     return C.runTool(Inputs, "fatbin", Fatbinary, "the CUDA fat binary");
