@@ -146,9 +146,20 @@ detail::ndrange_t<3> ndrange(ndrange_extent a, ndrange_extent b,
 detail::ndrange_t<4> ndrange(ndrange_extent a, ndrange_extent b,
                              ndrange_extent c, ndrange_extent d) noexcept;
 
+/// The threads of a block: `128`, or a tile `{32, 8}` (`{x, y, z}`) whose x
+/// threads go along the last dimension of a `qd::ndrange` loop, y along the
+/// one before it and z along the one before that, as CUDA's `dim3` block.
+struct block_shape {
+  int x = 0, y = 1, z = 1;
+  constexpr block_shape(int threads = 0) noexcept : x(threads) {}
+  constexpr block_shape(int x, int y, int z = 1) noexcept : x(x), y(y), z(z) {}
+};
+
 /// Options of `qd::loop_config({.block_dim = 128})`, in this order.
 struct loop_config_options {
-  int block_dim = 0; ///< threads per block; 0: the backend's default
+  /// threads per block (0: the backend's default), or their tile over an
+  /// ndrange loop's last dimensions: `{.block_dim = {32, 8}}`
+  block_shape block_dim = 0;
   /// Run the loop in order on one thread: `break` works, and the loop may
   /// write kernel scalars like a serial statement.
   bool serialize = false;

@@ -343,10 +343,14 @@ private:
       OS << "  if (!qd::detail::block_uniform_(&" << names::AssertRecord << ", "
          << names::Count << ", " << getStringLiteral(Loop->BlockSync.File)
          << ", " << Loop->BlockSync.Line << ", __func__))\n    return;\n";
-    OS << Try
-       << (!Reductions.empty() ? T.getReductionIndexLoop()
-           : Part              ? T.getPartIndexLoop()
-                               : T.getIndexLoop());
+    bool Tiled = !Tk.BlockShape.empty() && T.hasBlockShapes();
+    OS << Try;
+    if (Tiled)
+      emitTileLoops(Local, OS);
+    else
+      OS << (!Reductions.empty() ? T.getReductionIndexLoop()
+             : Part              ? T.getPartIndexLoop()
+                                 : T.getIndexLoop());
     // Threads that wait at a barrier leave the loop together.
     if (M.UsesAsserts)
       OS << (Sync ? "    if (qd::detail::block_any_(QD_ASSERT_STOPPED_()))\n"
@@ -354,14 +358,15 @@ private:
          << "      break;\n";
     if (K.UsesRandom)
       OS << "    qd::detail::rng_iteration_(qd_k_);\n";
-    emitIndexVars(Local, OS);
+    if (!Tiled)
+      emitIndexVars(Local, OS);
     for (size_t I = 0; I < Reductions.size(); ++I)
       OS << "    [[maybe_unused]] qd::detail::accumulator_ref<"
          << Reductions[I].Var->Type << "> " << Reductions[I].Var->Name << "{"
          << names::accumulator(I) << "};\n";
     if (Loop && Loop->LoopBody.isValid())
       OS << getLoopBody(*Loop);
-    OS << "  }\n" << Catch;
+    OS << "  }\n" << (Tiled ? "  }\n" : "") << Catch;
     for (size_t I = 0; I < Reductions.size(); ++I)
       OS << "  qd::detail::reduce<" << getReduceOpFunctor(Reductions[I].Op)
          << ">(&" << names::Scalars << "->"
@@ -539,6 +544,59 @@ private:
     OS << "    } else {\n";
     emitDivisions(Tk, "uint64_t", "      ", OS);
     OS << "    }\n";
+  }
+
+  /// A tiled ndrange task's loops on a GPU, up to the innermost's brace
+  /// (two closing braces end them). Each thread has a place in its block's
+  /// tile, each block a place in a grid of tiles laid over the index space
+  /// (found once, by a division per dimension: qd::detail::get_tile_span_):
+  /// along each dimension a block runs a contiguous span of tiles, so that
+  /// the blocks running together touch neighbouring memory, and no
+  /// iteration divides. Blocks go to the last dimension first, so the first
+  /// takes what the grid cannot cover: it is the innermost loop, the one
+  /// that runs long. Blocks the grid of tiles cannot use run nothing.
+  static void emitTileLoops(const Task &Tk, llvm::raw_ostream &OS) {
+    size_t Rank = Tk.Extents.size(), Dims = Tk.BlockShape.size();
+    auto Tile = [&](size_t D) -> unsigned {
+      return D + Dims >= Rank ? Tk.BlockShape[Rank - 1 - D] : 1;
+    };
+    auto Name = [](llvm::StringRef What, size_t D) {
+      return ("qd_" + What + std::to_string(D) + "_").str();
+    };
+    OS << "  {\n"
+       << "  const uint32_t qd_thread_ = qd::detail::block_thread_idx_();\n"
+       << "  uint32_t qd_block_ = qd::detail::block_idx_(), qd_blocks_ = "
+          "qd::detail::grid_blocks_();\n";
+    unsigned Inner = 1;
+    for (size_t D = Rank; D-- > 0;) {
+      OS << "  const uint64_t " << Name("n", D) << " = static_cast<uint64_t>("
+         << getExtentSize(Tk.Extents[D]) << ");\n"
+         << "  const qd::detail::tile_span_ " << Name("s", D)
+         << " = qd::detail::get_tile_span_(" << Name("n", D) << ", " << Tile(D)
+         << ", ";
+      if (Tile(D) == 1)
+        OS << "0";
+      else
+        OS << "qd_thread_ / " << Inner << "u % " << Tile(D) << "u";
+      OS << ", qd_block_, qd_blocks_);\n";
+      Inner *= Tile(D);
+    }
+    OS << "  if (" << names::Count << " != 0 && qd_block_ == 0)\n";
+    for (size_t D = Rank; D-- > 0;) {
+      std::string I = Name("i", D), S = Name("s", D);
+      OS << "  for (uint64_t " << I << " = " << S << ".first; " << I << " < "
+         << S << ".end; " << I << " += " << Tile(D) << ")"
+         << (D == 0 ? " {\n" : "\n");
+    }
+    // The linear index, for what numbers iterations (qd::random).
+    OS << "    [[maybe_unused]] const uint64_t " << names::Index << " = ";
+    for (size_t D = 0; D < Rank; ++D)
+      OS << (D ? ") * " + Name("n", D) + " + " : std::string(Rank - 1, '('))
+         << Name("i", D);
+    OS << ";\n    int64_t " << llvm::join(Tk.IndexVars, ", ") << ";\n";
+    for (size_t D = 0; D < Rank; ++D)
+      OS << "    " << Tk.IndexVars[D] << " = " << getOffset(Tk.Extents[D])
+         << "static_cast<int64_t>(" << Name("i", D) << ");\n";
   }
 
   static void emitDivisions(const Task &Tk, llvm::StringRef Unsigned,

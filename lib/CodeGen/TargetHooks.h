@@ -80,6 +80,10 @@ public:
   virtual llvm::StringRef getReductionIndexLoop() const {
     return getIndexLoop();
   }
+  /// Whether a tiled ndrange task (`.block_dim = {32, 8}`) runs its tiles
+  /// as blocks; else (the CPU, whose block is one thread) it runs as the
+  /// same task without a tile.
+  virtual bool hasBlockShapes() const { return false; }
   /// The task's whole iteration count in its loop's body, or empty where
   /// the body has only its chunk of it (the CPU).
   virtual llvm::StringRef getIterationCount() const { return {}; }

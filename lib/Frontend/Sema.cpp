@@ -21,6 +21,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -844,18 +845,41 @@ Sema::checkLoopConfig(const clang::CallExpr *Call) {
   const clang::Expr *Arg = Call->getArg(0);
   clang::Expr::EvalResult R;
   SourceLoc Loc = Src.getLoc(Arg->getBeginLoc());
+  // {block_shape {x, y, z}, serialize, parallelize}
+  auto IsShape = [](const clang::APValue &V) {
+    return V.isStruct() && V.getStructNumFields() == 3 &&
+           V.getStructField(0).isInt() && V.getStructField(1).isInt() &&
+           V.getStructField(2).isInt();
+  };
   if (Arg->isValueDependent() || !Arg->EvaluateAsRValue(R, Ctx) ||
       !R.Val.isStruct() || R.Val.getStructNumFields() != 3 ||
-      !R.Val.getStructField(0).isInt() || !R.Val.getStructField(1).isInt() ||
+      !IsShape(R.Val.getStructField(0)) || !R.Val.getStructField(1).isInt() ||
       !R.Val.getStructField(2).isInt()) {
     Diags.report(DiagID::err_loop_config_not_constant, Loc);
     return std::nullopt;
   }
-  int64_t BlockDim = R.Val.getStructField(0).getInt().getExtValue();
+  const clang::APValue &Shape = R.Val.getStructField(0);
+  int64_t Dims[3];
+  for (unsigned D = 0; D < 3; ++D)
+    Dims[D] = Shape.getStructField(D).getInt().getExtValue();
   int64_t Parallelize = R.Val.getStructField(2).getInt().getExtValue();
-  if (BlockDim < 0 || BlockDim > 1024) {
+  // A plain count, or a tile ({32, 1} is 32 threads in a row: a plain 32).
+  unsigned Rank = Dims[2] != 1 ? 3 : Dims[1] != 1 ? 2 : 1;
+  if (Rank == 1 && (Dims[0] < 0 || Dims[0] > 1024)) {
     Diags.report(DiagID::err_loop_config_block_dim, Loc)
-        << (", not " + std::to_string(BlockDim));
+        << (", not " + std::to_string(Dims[0]));
+    return std::nullopt;
+  }
+  int64_t Threads = 1;
+  std::string Spelling;
+  for (unsigned D = 0; D < Rank; ++D) {
+    Threads *= std::clamp<int64_t>(Dims[D], 0, 1025);
+    Spelling += (D ? ", " : "{") + std::to_string(Dims[D]);
+  }
+  if (Rank > 1 && (llvm::any_of(llvm::ArrayRef(Dims, Rank),
+                                [](int64_t N) { return N < 1; }) ||
+                   Threads > 1024)) {
+    Diags.report(DiagID::err_loop_config_block_shape, Loc) << Spelling + "}";
     return std::nullopt;
   }
   if (Parallelize < 0) {
@@ -864,7 +888,9 @@ Sema::checkLoopConfig(const clang::CallExpr *Call) {
     return std::nullopt;
   }
   kir::LoopConfig C;
-  C.BlockDim = unsigned(BlockDim);
+  C.BlockDim = unsigned(Rank == 1 ? Dims[0] : Threads);
+  if (Rank > 1)
+    C.BlockShape.assign(Dims, Dims + Rank);
   C.Serialize = R.Val.getStructField(1).getInt().getBoolValue();
   C.Parallelize = unsigned(Parallelize);
   return C;

@@ -135,6 +135,16 @@ bool Stmt::hasAtomic(unsigned DeclId, unsigned VarIndex) const {
   });
 }
 
+std::string qdc::kir::formatBlockDim(unsigned BlockDim,
+                                     llvm::ArrayRef<unsigned> Shape) {
+  if (Shape.empty())
+    return std::to_string(BlockDim);
+  std::string Out;
+  for (unsigned N : Shape)
+    Out += (Out.empty() ? "" : "x") + std::to_string(N);
+  return Out;
+}
+
 llvm::StringRef qdc::kir::getTaskKindName(TaskKind K) {
   switch (K) {
   case TaskKind::Range:

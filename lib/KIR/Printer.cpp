@@ -92,7 +92,8 @@ static void printStmt(const Stmt &S, unsigned Indent, llvm::raw_ostream &OS) {
       OS << " used-by=" << U.StmtId;
     break;
   case StmtKind::LoopConfig:
-    OS << "loop-config block_dim=" << S.Config.BlockDim;
+    OS << "loop-config block_dim="
+       << formatBlockDim(S.Config.BlockDim, S.Config.BlockShape);
     if (S.Config.Serialize)
       OS << " serialize";
     if (S.Config.Parallelize)
@@ -127,7 +128,7 @@ static void printTask(const Task &T, unsigned Indent, llvm::raw_ostream &OS) {
   }
   OS << " block_dim=";
   if (T.BlockDim)
-    OS << T.BlockDim;
+    OS << formatBlockDim(T.BlockDim, T.BlockShape);
   else
     OS << "default";
   if (T.CpuThreads)

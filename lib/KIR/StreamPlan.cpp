@@ -135,7 +135,7 @@ static void describeTask(const Task &T, llvm::raw_ostream &OS) {
     printExtent(T.Extents[I], OS);
   }
   if (T.BlockDim)
-    OS << " block_dim=" << T.BlockDim;
+    OS << " block_dim=" << formatBlockDim(T.BlockDim, T.BlockShape);
 }
 
 void qdc::kir::printStreamPlan(const Module &M, llvm::raw_ostream &OS) {

@@ -6,7 +6,8 @@
 //
 // `qd::loop_config({.block_dim = N});` configures the top-level
 // loop right after it (qd.loop_config in Quadrants). The pass copies the
-// block size onto that loop; a loop_config followed by anything else is an
+// block size (or tile, over an ndrange loop's last dimensions) onto that
+// loop; a loop_config followed by anything else is an
 // error, since it would silently configure nothing.
 //
 //===----------------------------------------------------------------------===//
@@ -29,6 +30,14 @@ static void attachInList(std::vector<Stmt> &Stmts, DiagEngine &Diags) {
     if (Next && Next->Kind == StmtKind::Loop) {
       Next->BlockDim = S.Config.BlockDim;
       Next->Parallelize = S.Config.Parallelize;
+      // A tile lies over the loop's last dimensions.
+      size_t Dims = S.Config.BlockShape.size();
+      if (Dims &&
+          (Next->Form != LoopForm::NdRange || Next->Extents.size() < Dims))
+        Diags.report(DiagID::err_block_shape_needs_ndrange, S.Loc)
+            << std::to_string(Dims);
+      else
+        Next->BlockShape = S.Config.BlockShape;
     } else if (!Next || !Next->SerializedLoop) {
       // A serialized loop was built as a serial statement; its block is
       // one thread.

@@ -110,6 +110,7 @@ private:
     T.Kind = S.Form == LoopForm::NdRange ? TaskKind::NdRange : TaskKind::Range;
     T.Group = Group;
     T.BlockDim = S.BlockDim;
+    T.BlockShape = S.BlockShape;
     T.CpuThreads = S.Parallelize;
     T.IndexType = S.IndexType;
     T.IndexVars = S.IndexVars;

@@ -627,9 +627,17 @@ class Gen:
         body = self.body(sc, self.r.randint(1, 5), 3)
         config = None
         if self.f['config'] and self.chance(0.15):
-            config = self.r.choice(['qd::loop_config({.block_dim = 64});',
-                                    'qd::loop_config({.block_dim = 256});',
-                                    'qd::loop_config({.parallelize = 2});'])
+            configs = ['qd::loop_config({.block_dim = 64});',
+                       'qd::loop_config({.block_dim = 256});',
+                       'qd::loop_config({.parallelize = 2});']
+            # Tiles over an ndrange's last dimensions.
+            if dims >= 2:
+                configs += ['qd::loop_config({.block_dim = {32, 8}});',
+                            'qd::loop_config({.block_dim = {4, 16}});',
+                            'qd::loop_config({.block_dim = {1, 8}});']
+            if dims >= 3:
+                configs.append('qd::loop_config({.block_dim = {4, 4, 2}});')
+            config = self.r.choice(configs)
         return Loop(head, extents, body, config)
 
     def extent_scope(self, vars_, accesses, inner_acc):

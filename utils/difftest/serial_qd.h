@@ -105,7 +105,10 @@ inline std::vector<std::array<int64_t, 3>> ndrange(extent a, extent b, extent c)
 }
 
 struct loop_options {
-  int block_dim = 0;
+  struct shape {
+    constexpr shape(int = 0) {}
+    constexpr shape(int, int, int = 1) {}
+  } block_dim = 0;
   bool serialize = false;
   int parallelize = 0;
 };

@@ -87,6 +87,13 @@ __device__ inline uint64_t global_thread_idx_() { return first_index(); }
 __device__ inline uint32_t block_thread_idx_() {
   return __nvvm_read_ptx_sreg_tid_x();
 }
+/// The block's index in the grid, and the grid's blocks.
+__device__ inline uint32_t block_idx_() {
+  return __nvvm_read_ptx_sreg_ctaid_x();
+}
+__device__ inline uint32_t grid_blocks_() {
+  return __nvvm_read_ptx_sreg_nctaid_x();
+}
 __device__ inline uint32_t lane_id_() { return __nvvm_read_ptx_sreg_laneid(); }
 __device__ inline uint32_t warp_size_() { return 32; }
 __device__ inline uint64_t ballot_(bool pred) {

@@ -54,6 +54,26 @@ struct rng_slot_ {
   uint32_t task, calls;
 };
 __device__ inline uint32_t block_thread_idx_();
+/// One dimension of a tiled loop (`.block_dim = {32, 8}`): of n
+/// iterations in tiles of b, the span [first, end) of this thread, at
+/// place t of its tile, in block `block` of `blocks`. The dimension gets a
+/// block per tile, at most `blocks` of them, each a contiguous span of
+/// tiles; block and blocks then say what is left for the next dimension
+/// (block != 0 at the end: a block the tiles leave idle).
+struct tile_span_ {
+  uint64_t first, end;
+};
+__device__ inline tile_span_ get_tile_span_(uint64_t n, uint32_t b, uint32_t t,
+                                            uint32_t &block, uint32_t &blocks) {
+  uint64_t tiles = n / b + (n % b != 0);
+  uint32_t g = tiles == 0 ? 1u : tiles < blocks ? uint32_t(tiles) : blocks;
+  uint32_t c = block % g;
+  block /= g;
+  blocks /= g;
+  uint64_t per = tiles / g + (tiles % g != 0);
+  uint64_t first = c * per * b + t, end = (c + 1) * per * b;
+  return {first, end < n ? end : n};
+}
 __device__ inline rng_slot_ &rng_slot_for_thread_() {
   __shared__ rng_slot_ slots[1024];
   return slots[block_thread_idx_()];

@@ -76,6 +76,13 @@ __device__ inline uint64_t global_thread_idx_() { return first_index(); }
 __device__ inline uint32_t block_thread_idx_() {
   return __builtin_amdgcn_workitem_id_x();
 }
+/// The block's index in the grid, and the grid's blocks.
+__device__ inline uint32_t block_idx_() {
+  return __builtin_amdgcn_workgroup_id_x();
+}
+__device__ inline uint32_t grid_blocks_() {
+  return __builtin_amdgcn_grid_size_x() / __builtin_amdgcn_workgroup_size_x();
+}
 __device__ inline uint32_t warp_size_() {
   return uint32_t(__builtin_amdgcn_wavefrontsize());
 }

@@ -104,6 +104,9 @@ struct Extent {
 /// What `qd::loop_config({...})` asks of the next top-level loop.
 struct LoopConfig {
   unsigned BlockDim = 0; ///< 0: the backend's default
+  /// A tile of BlockDim threads, {x, y} or {x, y, z}, over an ndrange's
+  /// last dimensions (x along the last); empty for a plain block.
+  llvm::SmallVector<unsigned, 3> BlockShape;
   bool Serialize = false;
   unsigned Parallelize = 0; ///< 0: every CPU thread
 };
@@ -260,7 +263,8 @@ struct Stmt {
   std::string IndexType; ///< the index variable's type, e.g. "int"
   llvm::SmallVector<std::string, 2> IndexVars;
   llvm::SmallVector<Extent, 2> Extents;
-  unsigned BlockDim = 0; ///< 0: the backend's default
+  unsigned BlockDim = 0;                     ///< 0: the backend's default
+  llvm::SmallVector<unsigned, 3> BlockShape; ///< as LoopConfig's
   /// Where the body calls qd::simt::block::sync (directly or through the
   /// functions it calls), if it does: the loop runs whole blocks.
   SourceLoc BlockSync;
@@ -313,6 +317,9 @@ enum class TaskKind { Range, NdRange, Serial, Fused };
 /// "range", "ndrange", "serial" or "fused".
 llvm::StringRef getTaskKindName(TaskKind K);
 
+/// A block as the dumps show it: "256", or a tile "32x8".
+std::string formatBlockDim(unsigned BlockDim, llvm::ArrayRef<unsigned> Shape);
+
 /// A `qd::graph::do_while` loop: tasks [FirstTask, FirstTask + NumTasks)
 /// of its kernel run, then run again while the flag is non-zero. A kernel
 /// keeps its loops in preorder: a loop comes before the loops nested in
@@ -339,6 +346,9 @@ struct Task {
   TaskKind Kind = TaskKind::Serial;
   unsigned Group = 0; ///< 0: runs on the launch stream
   unsigned BlockDim = 0;
+  /// A tile of BlockDim threads over the last dimensions of an ndrange
+  /// task, {x, y} or {x, y, z} (LoopConfig); empty for a plain block.
+  llvm::SmallVector<unsigned, 3> BlockShape;
   unsigned CpuThreads = 0; ///< at most this many CPU threads; 0: all
   std::string IndexType;   ///< of a range task's index variable
   llvm::SmallVector<std::string, 2> IndexVars;

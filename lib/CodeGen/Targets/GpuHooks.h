@@ -38,6 +38,7 @@ public:
   }
   llvm::StringRef getSharedQualifier() const override { return "__shared__ "; }
   bool hasThreadBlocks() const override { return true; }
+  bool hasBlockShapes() const override { return true; }
   void emitEntry(llvm::raw_ostream &OS, const kir::Kernel &K,
                  const kir::Task &Tk) const override {
     OS << "extern \"C\" __global__ void ";
