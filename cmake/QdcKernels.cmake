@@ -27,7 +27,10 @@
 # that name (a list: a command and its arguments), goes before qdc in each
 # command, as CMAKE_<LANG>_COMPILER_LAUNCHER does for a compiler (a wrapper
 # that times, logs or distributes compiles). ccache and sccache cannot cache
-# qdc: one compile writes two outputs (the object and the header).
+# qdc (one compile writes two outputs, the object and the header): qdc has
+# its own cache instead, which QDC_CACHE_DIR (a folder) turns on for every
+# compile (`qdc --cache-dir`; the environment variable of that name does the
+# same for qdc wherever it runs).
 #
 # QDC_EXECUTABLE names the qdc target to run (qdc::qdc from the installed
 # package, qdc in qdc's own build) and QDC_RUNTIME_TARGET the libqdrt
@@ -150,6 +153,10 @@ function(qdc_add_kernels target)
   else()
     set(qdc_command ${QDC_EXECUTABLE})
   endif()
+  set(cache_flag)
+  if(QDC_CACHE_DIR)
+    set(cache_flag --cache-dir=${QDC_CACHE_DIR})
+  endif()
   set(include_dirs ${out_dir})
   foreach(source ${ARG_UNPARSED_ARGUMENTS})
     get_filename_component(abs ${source} ABSOLUTE)
@@ -193,7 +200,8 @@ function(qdc_add_kernels target)
       OUTPUT ${object} ${header} ${python_source}
       COMMAND ${qdc_command} ${abs} -o ${object} -H ${header}
               -MD -MF ${object}.d -MT ${object} ${python_flag}
-              ${target_flags} ${arch_flags} ${namespace_flag} ${ARG_OPTIONS}
+              ${target_flags} ${arch_flags} ${namespace_flag} ${cache_flag}
+              ${ARG_OPTIONS}
       DEPENDS ${abs} $<TARGET_FILE:${QDC_EXECUTABLE}> ${QDC_KERNEL_DEPENDS}
       DEPFILE ${object}.d
       COMMENT "qdc ${source}"

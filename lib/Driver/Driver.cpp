@@ -14,6 +14,7 @@
 
 #include "qdc/Driver/Driver.h"
 #include "Output.h"
+#include "CompileCache.h"
 #include "Outputs.h"
 #include "qdc/CodeGen/CodeGen.h"
 #include "qdc/Driver/Options.h"
@@ -106,7 +107,8 @@ static void checkNamespaceFree(const FrontendSession &Session,
     Diags.report(DiagID::err_name_is_generated_namespace, Clash->Loc) << Outer;
 }
 
-static int compileInput(const DriverOptions &Opts, Toolchain &Tools);
+static int compileInput(const DriverOptions &Opts, Toolchain &Tools,
+                        llvm::ArrayRef<std::string> Args);
 
 /// Every NVIDIA architecture asked for is one the installed ptxas compiles
 /// for (CUDA 13 dropped sm_50 to sm_72, for one); 0 when so.
@@ -217,16 +219,21 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   // Several inputs: each compiled on its own, the others still compiled
   // when one fails, as clang does.
   int Status = 0;
+  std::vector<std::string> Command(Args.begin(), Args.end());
   for (const std::string &Input : Opts.InputFiles) {
     DriverOptions One = Opts;
     One.InputFile = Input;
-    Status = std::max(Status, compileInput(One, Tools));
+    Status = std::max(Status, compileInput(One, Tools, Command));
   }
   return Status;
 }
 
-/// Compiles Opts.InputFile to its outputs; the exit code.
-static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
+/// Compiles Opts.InputFile to its outputs; the exit code. Args is the
+/// command (for the compile cache's key).
+static int compileInput(const DriverOptions &Opts, Toolchain &Tools,
+                        llvm::ArrayRef<std::string> Args) {
+  // Whether the compile printed anything: only silent compiles are cached.
+  uint64_t Printed = llvm::errs().tell();
   if (!Opts.Namespace.empty())
     if (llvm::Error E = checkGeneratedNamespace(Opts.Namespace))
       return reportError(llvm::toString(std::move(E)));
@@ -246,6 +253,11 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
     if (llvm::Error E = checkOutputPaths(Opts.InputFile, Paths.list()))
       return reportError(llvm::toString(std::move(E)));
   }
+
+  std::optional<CompileCache> Cache =
+      CompileCache::open(Opts, Paths, Args, Tools, *Input);
+  if (Cache && Cache->restore(Paths))
+    return 0;
 
   FrontendOptions FOpts;
   FOpts.InputFile = Opts.InputFile;
@@ -308,9 +320,13 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
   }
   // Index checks report through the module's assertion record.
   M->UsesAsserts = M->UsesAsserts || Opts.Tools.CheckIndices;
-  return writeOutputs(Opts, Paths, *M, Tools,
-                      Session.getDependencies(!Opts.UserDepsOnly),
-                      Session.getWarningLog());
+  int Status = writeOutputs(Opts, Paths, *M, Tools,
+                            Session.getDependencies(!Opts.UserDepsOnly),
+                            Session.getWarningLog());
+  if (Cache && Status == 0)
+    Cache->store(Paths, Session.getDependencies(/*IncludeSystem=*/true),
+                 llvm::errs().tell() != Printed);
+  return Status;
 }
 
 /// An LLVM fatal error (a construct a back end cannot compile) ends qdc with

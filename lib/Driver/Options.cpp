@@ -195,6 +195,13 @@ private:
     App.add_option("--keep-dir", Opts.SaveTemps,
                    "nvcc's: keep the intermediate files in <dir>")
         ->type_name("<dir>");
+    App.add_option("--cache-dir", Opts.CacheDir,
+                   "Keep the outputs of object compiles in <dir> and reuse "
+                   "them when the same command, input and included files "
+                   "come again (also the environment variable "
+                   "QDC_CACHE_DIR; an empty <dir>: no cache)")
+        ->type_name("<dir>")
+        ->envname("QDC_CACHE_DIR");
     App.add_flag(dash1("-fPIC") + "," + dash1("-fpic"), PIC,
                  "Accepted: objects are always position independent");
   }

@@ -121,6 +121,19 @@ QD_ARCH=cpu LD_LIBRARY_PATH="$moved/lib" "$work/build-moved/app"
 if [ "$(grep -c "^$moved/bin/qdc .*\.qd -o " "$work/launched.txt")" != 4 ]; then
   echo "FAIL: the launcher did not run the 4 qdc compiles:"; cat "$work/launched.txt"; exit 1
 fi
+# QDC_CACHE_DIR: a second build from a clean build folder takes all four
+# objects from qdc's compile cache, and the program still runs.
+cmake -S "$work/src" -B "$work/build-cached" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$moved" -DQDC_CACHE_DIR="$work/qdc-cache" >/dev/null
+ninja -C "$work/build-cached" >/dev/null
+ninja -C "$work/build-cached" -t clean >/dev/null
+ninja -C "$work/build-cached" >/dev/null
+QD_ARCH=cpu LD_LIBRARY_PATH="$moved/lib" "$work/build-cached/app"
+if [ "$(grep -c '^stored ' "$work/qdc-cache/log")" != 4 ] ||
+   [ "$(grep -c '^hit ' "$work/qdc-cache/log")" != 4 ]; then
+  echo "FAIL: the second build did not take its 4 objects from the cache:"
+  cat "$work/qdc-cache/log"; exit 1
+fi
 mkdir -p "$work/by-hand/a" "$work/by-hand/b"
 (cd "$work/src" && "$moved/bin/qdc" fill.qd -o "$work/by-hand/fill.o" --offload-arch=sm_80,gfx90a \
   && "$moved/bin/qdc" -I include -DAPP_BIAS=0.5f scale.qd -o "$work/by-hand/scale.o" \

@@ -58,6 +58,9 @@ struct DriverOptions {
   /// intermediate files in the current folder ("cwd"), beside the object
   /// ("obj") or in a folder; empty: not kept.
   std::string SaveTemps;
+  /// --cache-dir (or QDC_CACHE_DIR): where earlier compiles' outputs are
+  /// kept for identical compiles; empty: no cache.
+  std::string CacheDir;
   bool PrintIncludeDir = false;
   bool PrintClangdConfig = false; ///< --print-clangd-config
   /// --version: after the versions, the tools found.
