@@ -28,9 +28,11 @@
 # command, as CMAKE_<LANG>_COMPILER_LAUNCHER does for a compiler (a wrapper
 # that times, logs or distributes compiles). ccache and sccache cannot cache
 # qdc (one compile writes two outputs, the object and the header): qdc has
-# its own cache instead, which QDC_CACHE_DIR (a folder) turns on for every
-# compile (`qdc --cache-dir`; the environment variable of that name does the
-# same for qdc wherever it runs).
+# its own cache instead (`qdc --cache-dir`), with the precompiled launcher
+# headers that make a compile the cache misses three times faster, in
+# QDC_CACHE_DIR: the folder qdc-cache of the build folder unless set (set it
+# empty for none; the environment variable of that name does the same for
+# qdc wherever it runs).
 #
 # QDC_EXECUTABLE names the qdc target to run (qdc::qdc from the installed
 # package, qdc in qdc's own build) and QDC_RUNTIME_TARGET the libqdrt
@@ -152,6 +154,11 @@ function(qdc_add_kernels target)
     set(qdc_command ${launcher} $<TARGET_FILE:${QDC_EXECUTABLE}>)
   else()
     set(qdc_command ${QDC_EXECUTABLE})
+  endif()
+  # The compile cache (and its precompiled launcher headers) in the build
+  # folder unless QDC_CACHE_DIR says where (empty: none).
+  if(NOT DEFINED QDC_CACHE_DIR)
+    set(QDC_CACHE_DIR ${CMAKE_BINARY_DIR}/qdc-cache)
   endif()
   set(cache_flag)
   if(QDC_CACHE_DIR)

@@ -26,10 +26,12 @@
 #include "qdc/Toolchain/ClangInvocation.h"
 #include "qdc/Toolchain/WarningLog.h"
 
+#include "clang/Basic/Version.h"
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendActions.h"
+#include "clang/Frontend/Utils.h"
 #include "clang/Lex/PreprocessorOptions.h"
 
 #include "llvm/IR/Constants.h"
@@ -39,6 +41,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -49,6 +52,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 
+#include <dlfcn.h>
 #include <mutex>
 
 using namespace qdc;
@@ -126,6 +130,10 @@ struct CompileJob {
   bool Quiet = false;
   /// What is printed is recorded here instead, for later.
   DeferredWarnings *Deferred = nullptr;
+  /// A precompiled header to start from (-include-pch), if any.
+  std::string Pch;
+  /// Told of every file the compile reads, if any.
+  std::shared_ptr<clang::DependencyCollector> Collector;
 };
 } // namespace
 
@@ -184,6 +192,8 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
       llvm::MemoryBuffer::getMemBufferCopy(Source, InputName).release());
   if (!OutputPath.empty())
     Inv->getFrontendOpts().OutputFile = OutputPath;
+  if (!Job.Pch.empty())
+    Inv->getPreprocessorOpts().ImplicitPCHInclude = Job.Pch;
   addQdcPasses(Inv->getCodeGenOpts(), Job.Device);
   // A diagnostic here is at a line of the user's source (#line), but the
   // text beside it is generated: no source lines are quoted.
@@ -208,6 +218,8 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
                                 WarningFilter::UserCodeOnce, InputName)
             .release(),
         /*ShouldOwnClient=*/true);
+  if (Job.Collector)
+    CI.addDependencyCollector(Job.Collector);
   bool OK = CI.ExecuteAction(Action);
   if (!Job.Quiet && !Job.Deferred)
     printSummary(*CI.getDiagnostics().getClient(), Job.Target);
@@ -366,10 +378,11 @@ bool Compiler::isLibraryName(llvm::StringRef Name) const {
     std::string Probe =
         "#include <qd/detail/launcher.h>\nnamespace " + NS.str() + " {}\n";
     clang::SyntaxOnlyAction Action;
-    llvm::Error E =
-        runClang(Tools.getHostArgs(), InputPath + ".probe.cpp", Probe, Action,
-                 {Tools.getOptions(), Warnings, "host",
-                  /*Device=*/false, /*Quiet=*/true});
+    CompileJob Job{Tools.getOptions(), Warnings, "host",
+                   /*Device=*/false, /*Quiet=*/true};
+    Job.Pch = getLauncherPch();
+    llvm::Error E = runClang(Tools.getHostArgs(), InputPath + ".probe.cpp",
+                             Probe, Action, Job);
     bool OK = !E;
     llvm::consumeError(std::move(E));
     return OK;
@@ -389,9 +402,168 @@ HostIR::~HostIR() = default;
 
 std::unique_ptr<HostIR> Compiler::compileHostIR(const std::string &Source,
                                                 bool SyntaxOnly) const {
+  // A compile that fails with the precompiled header is run again without
+  // it, so that what it reports is the plain compile's.
+  std::string Pch = getLauncherPch();
+  if (!Pch.empty()) {
+    std::unique_ptr<HostIR> Host = compileHostIR(Source, SyntaxOnly, Pch);
+    if (!Host->Failure)
+      return Host;
+  }
+  std::unique_ptr<HostIR> Host = compileHostIR(Source, SyntaxOnly, "");
+  // The header, not the code, failed: the next compile builds it again.
+  if (!Pch.empty() && !Host->Failure) {
+    llvm::sys::fs::remove(llvm::StringRef(Pch).drop_back(4) + ".stamps");
+    llvm::sys::fs::remove(Pch);
+  }
+  return Host;
+}
+
+namespace {
+/// Every file a compile reads, system headers too.
+class AllDependencies : public clang::DependencyCollector {
+  bool needSystemDependencies() override { return true; }
+};
+} // namespace
+
+/// What a precompiled header depends on, a line per file: its size, its
+/// modification time and its path.
+static std::string getStamp(llvm::StringRef Path) {
+  llvm::sys::fs::file_status St;
+  if (llvm::sys::fs::status(Path, St))
+    return "";
+  return std::to_string(St.getSize()) + " " +
+         std::to_string(
+             St.getLastModificationTime().time_since_epoch().count()) +
+         " " + Path.str();
+}
+
+/// The files of the stamps file at StampsPath, or none when one of them is
+/// not as it was.
+static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Stamps =
+      llvm::MemoryBuffer::getFile(StampsPath, /*IsText=*/true);
+  if (!Stamps)
+    return {};
+  llvm::SmallVector<llvm::StringRef, 128> Lines;
+  (*Stamps)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> Files;
+  for (llvm::StringRef Line : Lines) {
+    llvm::StringRef Path = Line.split(' ').second.split(' ').second;
+    if (Path.empty() || getStamp(Path) != Line)
+      return {};
+    Files.push_back(Path.str());
+  }
+  return Files;
+}
+
+/// Whether a folder of Dirs (the user's -I folders, which the precompiled
+/// header is built without) holds a file that an #include of one of Files
+/// (the header's) could find there first: `<Dir>/vector` beside
+/// `/usr/include/c++/12/vector`, up to four folders deep.
+static bool mayShadow(llvm::ArrayRef<std::string> Dirs,
+                      llvm::ArrayRef<std::string> Files) {
+  for (const std::string &File : Files) {
+    llvm::SmallVector<llvm::StringRef, 8> Parts;
+    llvm::StringRef(File).split(Parts, '/', -1, /*KeepEmpty=*/false);
+    std::string Tail;
+    for (size_t N = 1; N <= 4 && N <= Parts.size(); ++N) {
+      Tail = Parts[Parts.size() - N].str() + (Tail.empty() ? "" : "/" + Tail);
+      for (const std::string &Dir : Dirs)
+        if (llvm::sys::fs::exists(Dir + "/" + Tail))
+          return true;
+    }
+  }
+  return false;
+}
+
+std::string Compiler::getLauncherPch() const {
+  const ToolchainOptions &TO = Tools.getOptions();
+  if (TO.PchDir.empty() || TO.PrintCommandsOnly || TO.Verbose)
+    return "";
+  std::lock_guard<std::mutex> Lock(PchMutex);
+  if (LauncherPch)
+    return *LauncherPch;
+  LauncherPch.emplace();
+  namespace fs = llvm::sys::fs;
+  // One per host command line but its -I folders and per Clang (whose PCH
+  // format is its own): built without the user's folders, and used unless
+  // one of them holds a file that an #include of the header's could find.
+  std::vector<std::string> Args, UserDirs;
+  for (const std::string &A : Tools.getHostArgs()) {
+    if (llvm::StringRef(A).starts_with("-I"))
+      UserDirs.push_back(A.substr(2));
+    else
+      Args.push_back(A);
+  }
+  llvm::BLAKE3 H;
+  for (llvm::StringRef Part : llvm::ArrayRef<std::string>(Args)) {
+    H.update(Part);
+    H.update(llvm::ArrayRef<uint8_t>{0});
+  }
+  H.update(clang::getClangFullVersion());
+  Dl_info Info;
+  if (dladdr(reinterpret_cast<void *>(&clang::getClangFullVersion), &Info) &&
+      Info.dli_fname)
+    H.update(getStamp(Info.dli_fname));
+  std::string Key = llvm::toHex(H.final(), /*LowerCase=*/true);
+  llvm::SmallString<256> Base(TO.PchDir);
+  llvm::sys::path::append(Base, Key);
+  std::string Pch = (Base + ".pch").str(), Stamps = (Base + ".stamps").str();
+  if (std::vector<std::string> Files = readCurrentStamps(Stamps);
+      !Files.empty()) {
+    if (!mayShadow(UserDirs, Files))
+      *LauncherPch = Pch;
+    return *LauncherPch;
+  }
+  // Built from a header file of its own (the PCH names it), into a
+  // temporary file renamed into place, then its stamps: a PCH without
+  // current stamps is never used.
+  llvm::SmallString<256> Header(TO.PchDir);
+  llvm::sys::path::append(Header, "qd-launcher-pch.h");
+  const char *HeaderText = "#include <qd/detail/launcher.h>\n";
+  llvm::SmallString<256> Tmp;
+  if (fs::create_directories(TO.PchDir) ||
+      (getStamp(Header).empty() &&
+       llvm::writeToOutput(Header,
+                           [&](llvm::raw_ostream &OS) {
+                             OS << HeaderText;
+                             return llvm::Error::success();
+                           })) ||
+      fs::createUniqueFile(Base + ".tmp-%%%%%%%%.pch", Tmp))
+    return "";
+  clang::GeneratePCHAction Action;
+  CompileJob Job{TO, Warnings, "host", /*Device=*/false, /*Quiet=*/true};
+  Job.Collector = std::make_shared<AllDependencies>();
+  Args.insert(Args.end(), {"-x", "c++-header"});
+  llvm::Error E = runClang(Args, std::string(Header), HeaderText, Action, Job,
+                           std::string(Tmp));
+  std::string Lines;
+  std::vector<std::string> Files = Job.Collector->getDependencies();
+  for (const std::string &File : Files)
+    Lines += getStamp(File) + "\n";
+  if (E || Lines.find("\n\n") != std::string::npos || Lines.empty() ||
+      fs::rename(Tmp, Pch) ||
+      llvm::writeToOutput(Stamps, [&](llvm::raw_ostream &OS) {
+        OS << Lines;
+        return llvm::Error::success();
+      })) {
+    llvm::consumeError(std::move(E));
+    fs::remove(Tmp);
+    return "";
+  }
+  if (!mayShadow(UserDirs, Files))
+    *LauncherPch = Pch;
+  return *LauncherPch;
+}
+
+std::unique_ptr<HostIR> Compiler::compileHostIR(const std::string &Source,
+                                                bool SyntaxOnly,
+                                                const std::string &Pch) const {
   auto Host = std::make_unique<HostIR>();
   CompileJob Job{Tools.getOptions(), Warnings, "host", /*Device=*/false};
   Job.Deferred = &Host->Diagnostics;
+  Job.Pch = Pch;
   std::vector<std::string> Args = Tools.getHostArgs();
   if (SyntaxOnly) {
     Args.push_back("-fsyntax-only");

@@ -23,6 +23,7 @@
 #include "llvm/Support/Error.h"
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -131,11 +132,23 @@ public:
   bool isLibraryName(llvm::StringRef Name) const;
 
 private:
+  std::unique_ptr<HostIR> compileHostIR(const std::string &Source,
+                                        bool SyntaxOnly,
+                                        const std::string &Pch) const;
+  /// <qd/detail/launcher.h> precompiled for the host compile's command
+  /// line, in ToolchainOptions::PchDir (the compile cache's): built on
+  /// first use, kept with the size and time of every file it read, built
+  /// again when one changed; empty where there is none (no folder, -v,
+  /// -dryrun, or it did not build), and the compile parses the header.
+  std::string getLauncherPch() const;
+
   const Toolchain &Tools;
   std::string InputPath;
   WarningLog OwnWarnings;
   WarningLog &Warnings;
   mutable std::string ToolLog;
+  mutable std::mutex PchMutex;
+  mutable std::optional<std::string> LauncherPch;
 };
 
 } // namespace qdc::codegen

@@ -72,6 +72,9 @@ struct ToolchainOptions {
   /// -###: print each command (quoted, as clang's -### does) instead of
   /// running it; only the parse runs, and nothing is written.
   bool PrintCommandsOnly = false;
+  /// Where precompiled launcher headers are kept (the compile cache's
+  /// pch/ folder); empty: none are.
+  std::string PchDir;
 };
 
 /// Whether W, an entry of ToolchainOptions::Warnings, names qdc's own
