@@ -111,7 +111,6 @@ static void addLoadedLibraries(KeyHasher &H) {
 
 std::optional<CompileCache> CompileCache::open(const DriverOptions &Opts,
                                                const OutputPaths &Paths,
-                                               llvm::ArrayRef<std::string> Args,
                                                const Toolchain &Tools,
                                                llvm::StringRef InputText) {
   const ToolchainOptions &TO = Opts.Tools;
@@ -135,18 +134,51 @@ std::optional<CompileCache> CompileCache::open(const DriverOptions &Opts,
         &Tools.getLld(), &Tools.getRocmBitcodeDir()})
     H.addStamp(*Tool);
   addTree(H, Tools.getPreludeDir());
-  for (const std::string &A : Args)
+  for (const std::string &A : Opts.CommandLine)
     H.add(A);
   llvm::SmallString<256> Cwd;
   if (!fs::current_path(Cwd))
     H.add(Cwd);
-  for (const char *Var : {"CUDA_PATH", "ROCM_PATH"}) {
+  // What qdc reads of its environment, and the include folders Clang
+  // takes from it.
+  for (const char *Var : {"CUDA_PATH", "ROCM_PATH", "CPATH", "C_INCLUDE_PATH",
+                          "CPLUS_INCLUDE_PATH"}) {
     std::optional<std::string> V = llvm::sys::Process::GetEnv(Var);
     H.add(V ? *V : "-");
   }
   H.add(Opts.InputFile);
   H.add(InputText);
-  return CompileCache(Opts.CacheDir, H.finish());
+  std::vector<std::string> SearchDirs = {
+      path::parent_path(Opts.InputFile).empty()
+          ? std::string(".")
+          : path::parent_path(Opts.InputFile).str()};
+  for (const auto *Dirs : {&TO.IncludeDirs, &TO.SystemIncludeDirs})
+    SearchDirs.insert(SearchDirs.end(), Dirs->begin(), Dirs->end());
+  return CompileCache(Opts.CacheDir, H.finish(), std::move(SearchDirs));
+}
+
+/// Whether a file an #include could find has appeared in one of Dirs
+/// since Deps were read: a file of Dirs whose path ends as one of Deps
+/// does (its last one to four parts, the ways an #include can spell it)
+/// and is not that dependency.
+static bool mayShadow(llvm::ArrayRef<std::string> Dirs,
+                      llvm::ArrayRef<std::string> Deps) {
+  for (const std::string &Dep : Deps) {
+    llvm::SmallVector<llvm::StringRef, 8> Parts;
+    llvm::StringRef(Dep).split(Parts, '/', -1, /*KeepEmpty=*/false);
+    std::string Tail;
+    for (size_t N = 1; N <= 4 && N <= Parts.size(); ++N) {
+      Tail = Parts[Parts.size() - N].str() + (Tail.empty() ? "" : "/" + Tail);
+      for (const std::string &Dir : Dirs) {
+        std::string Candidate = Dir + "/" + Tail;
+        bool Same = false;
+        if (fs::exists(Candidate) &&
+            (fs::equivalent(Candidate, Dep, Same) || !Same))
+          return true;
+      }
+    }
+  }
+  return false;
 }
 
 std::string CompileCache::getEntryDir() const {
@@ -197,18 +229,22 @@ bool CompileCache::restore(const OutputPaths &Paths) {
   if (Lines.empty() || Lines.front() != FormatLine)
     return Miss();
   llvm::StringMap<std::string> Outputs; // role -> hash
+  std::vector<std::string> Deps;
   for (llvm::StringRef Line : llvm::ArrayRef(Lines).drop_front()) {
     auto [Kind, Rest] = Line.split(' ');
     auto [First, Second] = Rest.split(' ');
     if (Kind == "dep") { // dep <hash> <path>
       if (First.empty() || hashFile(Second) != First)
         return Miss();
+      Deps.push_back(Second.str());
     } else if (Kind == "out") { // out <role> <hash>
       Outputs[First] = Second.str();
     } else {
       return Miss();
     }
   }
+  if (mayShadow(SearchDirs, Deps))
+    return Miss();
   OutputSet Set;
   std::vector<std::pair<llvm::StringRef, const std::string *>> Roles =
       getRoles(Paths);

@@ -11,10 +11,12 @@
 // the tools it found); it holds the files the input read, each with the
 // hash of its text, and the outputs. A later compile with the same key
 // whose dependencies all still hash the same gets the outputs without
-// parsing anything. Only compiles that printed nothing are stored, so that
-// a hit, which prints nothing, loses no warning. An entry that does not
-// read back whole is a miss: the cache can cost a compile, never give a
-// wrong output. Private to lib/Driver.
+// parsing anything, unless a file has appeared in one of the user's include
+// folders that an #include could find before the one it read. Only
+// compiles that printed nothing are stored, so that a hit, which prints
+// nothing, loses no warning. An entry that does not read back whole is a
+// miss: the cache can cost a compile, never give a wrong output. Private to
+// lib/Driver.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,7 +40,6 @@ public:
   /// files, --save-temps, -v, -dryrun, --resource-usage, -Xptxas).
   static std::optional<CompileCache> open(const DriverOptions &Opts,
                                           const OutputPaths &Paths,
-                                          llvm::ArrayRef<std::string> Args,
                                           const Toolchain &Tools,
                                           llvm::StringRef InputText);
 
@@ -53,14 +54,20 @@ public:
              const std::vector<std::string> &Dependencies, bool Printed);
 
 private:
-  CompileCache(std::string Dir, std::string Key)
-      : Dir(std::move(Dir)), Key(std::move(Key)) {}
+  CompileCache(std::string Dir, std::string Key,
+               std::vector<std::string> SearchDirs)
+      : Dir(std::move(Dir)), Key(std::move(Key)),
+        SearchDirs(std::move(SearchDirs)) {}
   std::string getEntryDir() const;
   /// Appends "<what> <key>" to the cache's log.
   void log(llvm::StringRef What) const;
 
   std::string Dir;
   std::string Key;
+  /// The folders an #include of the input searches that the user chose
+  /// (the input's own, -I, -isystem): a file that appears in one of them
+  /// after a compile was stored may be what an #include finds now.
+  std::vector<std::string> SearchDirs;
 };
 
 } // namespace qdc

@@ -107,8 +107,7 @@ static void checkNamespaceFree(const FrontendSession &Session,
     Diags.report(DiagID::err_name_is_generated_namespace, Clash->Loc) << Outer;
 }
 
-static int compileInput(const DriverOptions &Opts, Toolchain &Tools,
-                        llvm::ArrayRef<std::string> Args);
+static int compileInput(const DriverOptions &Opts, Toolchain &Tools);
 
 /// Every NVIDIA architecture asked for is one the installed ptxas compiles
 /// for (CUDA 13 dropped sm_50 to sm_72, for one); 0 when so.
@@ -219,19 +218,16 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   // Several inputs: each compiled on its own, the others still compiled
   // when one fails, as clang does.
   int Status = 0;
-  std::vector<std::string> Command(Args.begin(), Args.end());
   for (const std::string &Input : Opts.InputFiles) {
     DriverOptions One = Opts;
     One.InputFile = Input;
-    Status = std::max(Status, compileInput(One, Tools, Command));
+    Status = std::max(Status, compileInput(One, Tools));
   }
   return Status;
 }
 
-/// Compiles Opts.InputFile to its outputs; the exit code. Args is the
-/// command (for the compile cache's key).
-static int compileInput(const DriverOptions &Opts, Toolchain &Tools,
-                        llvm::ArrayRef<std::string> Args) {
+/// Compiles Opts.InputFile to its outputs; the exit code.
+static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
   // Whether the compile printed anything: only silent compiles are cached.
   uint64_t Printed = llvm::errs().tell();
   if (!Opts.Namespace.empty())
@@ -255,7 +251,7 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools,
   }
 
   std::optional<CompileCache> Cache =
-      CompileCache::open(Opts, Paths, Args, Tools, *Input);
+      CompileCache::open(Opts, Paths, Tools, *Input);
   if (Cache && Cache->restore(Paths))
     return 0;
 

@@ -651,6 +651,7 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
     return std::move(E);
   if (llvm::Error E = checkCombination(P))
     return std::move(E);
+  P.Opts.CommandLine.assign(Argv.begin(), Argv.end());
   // The compile cache also keeps the precompiled launcher headers.
   if (!P.Opts.CacheDir.empty())
     P.Opts.Tools.PchDir = P.Opts.CacheDir + "/pch";

@@ -34,6 +34,9 @@ enum class EmitKind {
 struct DriverOptions {
   /// Every input, as clang takes several: each is compiled on its own,
   /// to its default outputs.
+  /// The command line with its response files expanded (what the compile
+  /// cache's key hashes).
+  std::vector<std::string> CommandLine;
   std::vector<std::string> InputFiles;
   std::string InputFile;  ///< the input being compiled
   std::string OutputFile; ///< empty: the default for the emit kind
