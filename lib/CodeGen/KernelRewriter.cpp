@@ -567,8 +567,20 @@ private:
        << "  const uint32_t qd_thread_ = qd::detail::block_thread_idx_();\n"
        << "  uint32_t qd_block_ = qd::detail::block_idx_(), qd_blocks_ = "
           "qd::detail::grid_blocks_();\n";
-    unsigned Inner = 1;
-    for (size_t D = Rank; D-- > 0;) {
+    // A thread's place in the tile: x varies fastest.
+    std::vector<unsigned> Inner(Rank, 1);
+    for (size_t D = Rank - 1; D-- > 0;)
+      Inner[D] = Inner[D + 1] * Tile(D + 1);
+    // The order in which dimensions get blocks, which is also their loops'
+    // from the outermost: the last dimension first, so that the blocks
+    // running together lie along rows; but where the tile leaves leading
+    // dimensions out (a 2-D tile over a 3-D range), those first, so that
+    // the last dimension, whose step is a constant LLVM strength-reduces,
+    // is the loop that runs long (performance.md, "Tiles").
+    std::vector<size_t> Order(Rank);
+    for (size_t D = 0; D < Rank; ++D)
+      Order[D] = Rank > Dims ? D : Rank - 1 - D;
+    for (size_t D : Order) {
       OS << "  const uint64_t " << Name("n", D) << " = static_cast<uint64_t>("
          << getExtentSize(Tk.Extents[D]) << ");\n"
          << "  const qd::detail::tile_span_ " << Name("s", D)
@@ -577,16 +589,15 @@ private:
       if (Tile(D) == 1)
         OS << "0";
       else
-        OS << "qd_thread_ / " << Inner << "u % " << Tile(D) << "u";
+        OS << "qd_thread_ / " << Inner[D] << "u % " << Tile(D) << "u";
       OS << ", qd_block_, qd_blocks_);\n";
-      Inner *= Tile(D);
     }
     OS << "  if (" << names::Count << " != 0 && qd_block_ == 0)\n";
-    for (size_t D = Rank; D-- > 0;) {
+    for (size_t D : Order) {
       std::string I = Name("i", D), S = Name("s", D);
       OS << "  for (uint64_t " << I << " = " << S << ".first; " << I << " < "
          << S << ".end; " << I << " += " << Tile(D) << ")"
-         << (D == 0 ? " {\n" : "\n");
+         << (D == Order.back() ? " {\n" : "\n");
     }
     // The linear index, for what numbers iterations (qd::random).
     OS << "    [[maybe_unused]] const uint64_t " << names::Index << " = ";

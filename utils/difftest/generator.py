@@ -12,11 +12,17 @@ reductions of exactly representable terms in float, double elsewhere).
 Features (see FEATURES) switch constructs on and off; the default set leaves
 out the ones known to be broken.
 """
+import os
 import random
 
 from model import (BITS, FLOAT_TYPES, INT_TYPES, VEC_TYPES, Array, Assign, Block, Call,
                    Decl, DoWhile, Expr, Func, HostCall, If, Kernel, Loop, Param, Program,
                    component_type, is_int, is_signed, leaf, wide_unsigned)
+
+# How often a parallel loop gets a qd::loop_config (block sizes, tiles,
+# parallelize); QD_DIFFTEST_CONFIG_RATE=1 gives every loop one, for a
+# campaign on launch shapes.
+CONFIG_RATE = float(os.environ.get('QD_DIFFTEST_CONFIG_RATE', '0.15'))
 
 FEATURES = {
     'float': True,         # float and double values, with a tolerance
@@ -626,7 +632,7 @@ class Gen:
                    atomics=atomics)
         body = self.body(sc, self.r.randint(1, 5), 3)
         config = None
-        if self.f['config'] and self.chance(0.15):
+        if self.f['config'] and self.chance(CONFIG_RATE):
             configs = ['qd::loop_config({.block_dim = 64});',
                        'qd::loop_config({.block_dim = 256});',
                        'qd::loop_config({.parallelize = 2});']
