@@ -117,6 +117,16 @@ public:
   virtual Handle loadModule(const qdrt_module_desc &Module) = 0;
   virtual void unloadModule(Handle Module) = 0;
   virtual Handle getFunction(Handle Module, const qdrt_task_desc &Task) = 0;
+  /// The task's latency version (qdrt_task_desc::latency_name), where the
+  /// device has one: null by default.
+  virtual Handle getLatencyFunction(Handle Module, const qdrt_task_desc &Task) {
+    (void)Module;
+    (void)Task;
+    return nullptr;
+  }
+  /// The most iterations a launch may have to run a task's latency
+  /// version: fewer than the device can keep busy (0: never).
+  virtual uint64_t getLatencyBound() const { return 0; }
   virtual void *getGlobal(Handle Module, const qdrt_field_desc &Field) = 0;
   /// Enqueues one task over [0, Iterations) on Stream.
   virtual void launch(Handle Function, const qdrt_task_desc &Task,

@@ -259,8 +259,11 @@ static void launchTasks(DeviceContext &DC, const qdrt_module_desc &Desc,
     uint32_t T = K.first_task + I;
     if (Iterations[I] == 0)
       return;
-    D.launch(LM.Functions[T], Desc.tasks[T], Iterations[I], Args, K.arg_size,
-             Stream);
+    // A launch too small to fill the device runs the latency version.
+    Handle Fn = LM.LatencyFunctions[T] && Iterations[I] <= D.getLatencyBound()
+                    ? LM.LatencyFunctions[T]
+                    : LM.Functions[T];
+    D.launch(Fn, Desc.tasks[T], Iterations[I], Args, K.arg_size, Stream);
   };
 
   if (K.num_groups == 0) {
@@ -431,7 +434,9 @@ void GraphKernels::launch(DeviceContext &DC, const qdrt_module_desc &Desc,
     for (const Device::KernelNode &N : E.Nodes) {
       uint32_t Task = K.num_tasks;
       for (uint32_t I = 0; I < K.num_tasks; ++I)
-        if (LM.Functions[K.first_task + I] == N.Function)
+        if (LM.Functions[K.first_task + I] == N.Function ||
+            (LM.LatencyFunctions[K.first_task + I] &&
+             LM.LatencyFunctions[K.first_task + I] == N.Function))
           Task = I;
       E.NodeTask.push_back(Task);
     }

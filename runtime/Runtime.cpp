@@ -319,8 +319,13 @@ LoadedModule &DeviceContext::load(qdrt_module &M) {
   auto LM = std::make_unique<LoadedModule>();
   LM->Native = D->loadModule(Desc);
   try {
-    for (uint32_t T = 0; T < Desc.num_tasks; ++T)
+    for (uint32_t T = 0; T < Desc.num_tasks; ++T) {
       LM->Functions.push_back(D->getFunction(LM->Native, Desc.tasks[T]));
+      LM->LatencyFunctions.push_back(
+          Desc.tasks[T].latency_name
+              ? D->getLatencyFunction(LM->Native, Desc.tasks[T])
+              : nullptr);
+    }
     for (uint32_t F = 0; F < Desc.num_fields; ++F)
       LM->Fields.push_back(D->getGlobal(LM->Native, Desc.fields[F]));
     if (Desc.assert_record)

@@ -48,8 +48,10 @@ namespace qd::rt {
 struct LoadedModule {
   Handle Native = nullptr;
   std::vector<Handle> Functions; ///< one per task
-  std::vector<void *> Fields;    ///< one per field
-  void *AssertRecord = nullptr;  ///< its qdrt_assert_record, if it has one
+  /// One per task: its latency version, or null.
+  std::vector<Handle> LatencyFunctions;
+  std::vector<void *> Fields;   ///< one per field
+  void *AssertRecord = nullptr; ///< its qdrt_assert_record, if it has one
 };
 
 /// Held by every public entry point of libqdrt for as long as it uses the

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 8u
+#define QDRT_ABI_VERSION 9u
 
 /**
  * The device a call names when it names none: the calling thread's current
@@ -77,6 +77,13 @@ typedef struct qdrt_task_desc {
   qdrt_cpu_task_fn cpu_fn;   /**< may be null when no CPU code was built */
   qdrt_cpu_trip_fn cpu_trip; /**< for QDRT_DEVICE_TRIP launches; or null */
   uint32_t cpu_threads;      /**< at most this many CPU threads; 0: all */
+  /**
+   * The entry of the task's latency version, or null: the same code with
+   * its inner loops left to the GPU's assembler to unroll, which a launch
+   * too small to fill the GPU runs instead (more loads in flight per thread
+   * where there are too few threads to hide their latency).
+   */
+  const char *latency_name;
 } qdrt_task_desc;
 
 /** The flag of a do_while loop is a field (flag_field), not a parameter. */

@@ -17,6 +17,7 @@
 #include "DeviceLinkage.h"
 #include "ImplicitHostDevice.h"
 #include "LLVMWorkarounds.h"
+#include "LatencyVersions.h"
 #include "Names.h"
 #include "OptimizationLimit.h"
 #include "TargetHooks.h"
@@ -154,8 +155,10 @@ static void addQdcPasses(clang::CodeGenOptions &Opts, bool Device) {
   Opts.PassBuilderCallbacks.push_back([Device](llvm::PassBuilder &PB) {
     PB.registerPipelineStartEPCallback(
         [Device](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
-          if (Device)
+          if (Device) {
             addDeviceInternalization(MPM);
+            addLatencyVersions(MPM);
+          }
           addOptimizationLimit(MPM);
         });
   });

@@ -155,6 +155,13 @@ private:
     for (const Task &Tk : K.Tasks) {
       if (Tk.Kind != TaskKind::Fused) {
         emitTask(K, Tk, OS, /*Part=*/false);
+        // The same code under another name, whose loops the device
+        // pipeline leaves to the assembler to unroll (LatencyVersions.h).
+        if (T.hasThreadBlocks() && names::hasLatencyEntry(Tk)) {
+          Task Latency = Tk;
+          Latency.Name = names::latencyEntry(Tk);
+          emitTask(K, Latency, OS, /*Part=*/false);
+        }
         continue;
       }
       for (const Task &P : Tk.Parts)

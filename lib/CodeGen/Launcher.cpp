@@ -15,8 +15,8 @@
 #include "Names.h"
 #include "SourceGen.h"
 
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -58,7 +58,7 @@ public:
       NumTasks += K.Tasks.size();
       MaxGroups = std::max(MaxGroups, K.NumGroups);
     }
-    emitTasks(NumTasks);
+    emitTasks(NumTasks, !Images.empty());
     emitKernels();
     emitFields();
     if (M.UsesAsserts)
@@ -80,7 +80,8 @@ public:
   }
 
 private:
-  void emitTasks(unsigned NumTasks) {
+  /// The task table; WithDevice: the images have the latency versions.
+  void emitTasks(unsigned NumTasks, bool WithDevice) {
     if (!NumTasks)
       return;
     OS << "const qdrt_task_desc " << names::Tasks << "[] = {\n";
@@ -93,7 +94,11 @@ private:
            << (Tk.DeviceBounds
                    ? "&" + names::qualified(K.Scope, names::tripFunction(Tk))
                    : std::string("nullptr"))
-           << ", .cpu_threads = " << Tk.CpuThreads << "},\n";
+           << ", .cpu_threads = " << Tk.CpuThreads << ", .latency_name = "
+           << (WithDevice && names::hasLatencyEntry(Tk)
+                   ? "\"" + names::latencyEntry(Tk) + "\""
+                   : std::string("nullptr"))
+           << "},\n";
     OS << "};\n";
   }
 

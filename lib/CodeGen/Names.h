@@ -83,6 +83,18 @@ inline std::string boundSlots(unsigned StmtId) {
   return "qd_bounds" + std::to_string(StmtId) + "_";
 }
 
+/// A task's latency version on GPUs (kir::Task::LatencyVersion,
+/// LatencyVersions.h).
+inline constexpr llvm::StringLiteral LatencySuffix = "_lat";
+inline std::string latencyEntry(const kir::Task &Tk) {
+  return Tk.Name + LatencySuffix.str();
+}
+/// Whether a task has one: a loop task (not a fused one) that asks for it.
+inline bool hasLatencyEntry(const kir::Task &Tk) {
+  return Tk.LatencyVersion &&
+         (Tk.Kind == kir::TaskKind::Range || Tk.Kind == kir::TaskKind::NdRange);
+}
+
 /// The CPU function that computes a device-bounds task's trip count.
 inline std::string tripFunction(const kir::Task &Tk) {
   return Tk.Name + "_trip";

@@ -833,6 +833,10 @@ private:
                    (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
                     isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S)));
     Branches += Branch;
+    if (CurrentLoop && Depth > 0 &&
+        (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
+         isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S)))
+      CurrentLoop->HasInnerLoop = true;
     for (const clang::Stmt *Child : S->children())
       walk(Child, ItemId, Inner, ChildParent, Depth + 1);
     Branches -= Branch;

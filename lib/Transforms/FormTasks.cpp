@@ -50,6 +50,8 @@ private:
         if (S.BoundsReadMemory)
           K.Tasks.push_back(makeBoundsTask(S, Group));
         K.Tasks.push_back(makeLoopTask(S, Group));
+        // A graph replays the launches it captured, whichever they were.
+        K.Tasks.back().LatencyVersion &= !K.IsGraph;
         Serial = nullptr;
         break;
       case StmtKind::Local:
@@ -111,6 +113,7 @@ private:
     T.Group = Group;
     T.BlockDim = S.BlockDim;
     T.BlockShape = S.BlockShape;
+    T.LatencyVersion = S.HasInnerLoop;
     T.CpuThreads = S.Parallelize;
     T.IndexType = S.IndexType;
     T.IndexVars = S.IndexVars;

@@ -366,6 +366,20 @@ public:
               Api.ModuleGetFunction.Name, T.name);
     return F;
   }
+  Handle getLatencyFunction(Handle M, const qdrt_task_desc &T) override {
+    makeCurrent();
+    FunctionT F = nullptr;
+    Api.check(
+        Api.ModuleGetFunction(&F, static_cast<ModuleT>(M), T.latency_name),
+        Api.ModuleGetFunction.Name, T.latency_name);
+    return F;
+  }
+  /// Half of what the multiprocessors hold at once (2,048 threads each on
+  /// NVIDIA GPUs since Volta): below it, threads are too few to hide
+  /// memory latency, and registers to spare.
+  uint64_t getLatencyBound() const override {
+    return uint64_t(std::max(Gpu.Multiprocessors, 1)) * 1024;
+  }
   /// The field's device address, after checking that the device's global
   /// has the size the module's descriptor says.
   void *getGlobal(Handle M, const qdrt_field_desc &F) override {

@@ -117,6 +117,12 @@ Handle MockDevice::getFunction(Handle, const qdrt_task_desc &T) {
   return const_cast<qdrt_task_desc *>(&T);
 }
 
+Handle MockDevice::getLatencyFunction(Handle, const qdrt_task_desc &T) {
+  call(std::string("getFunction ") + T.latency_name);
+  // Not the task's own handle: launch names what it was given.
+  return const_cast<char *>(T.latency_name);
+}
+
 void *MockDevice::getGlobal(Handle, const qdrt_field_desc &F) {
   call(std::string("getGlobal ") + F.name);
   return F.host_data;
@@ -124,8 +130,9 @@ void *MockDevice::getGlobal(Handle, const qdrt_field_desc &F) {
 
 void MockDevice::launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
                         const void *Args, size_t, Handle S) {
-  call(std::string("launch ") + T.name + " n=" + std::to_string(Iterations) +
-       " " + name(S));
+  call(std::string("launch ") +
+       (Fn == T.latency_name && Fn ? T.latency_name : T.name) +
+       " n=" + std::to_string(Iterations) + " " + name(S));
   bool Run;
   {
     std::lock_guard<std::mutex> Lock(State->Mutex);

@@ -36,6 +36,9 @@ struct MockState {
   std::string FailedCall; ///< the call that was made to fail
   int LiveStreams = 0, LiveEvents = 0, LiveModules = 0, LiveBuffers = 0;
   bool RunCpuTasks = false; ///< run tasks' CPU code on launch
+  /// What the devices' getLatencyBound answers (0: latency versions of
+  /// tasks never run); set before the first launch.
+  uint64_t LatencyBound = 0;
 
   std::vector<std::string> takeCalls() {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -78,6 +81,8 @@ public:
   Handle loadModule(const qdrt_module_desc &M) override;
   void unloadModule(Handle M) override;
   Handle getFunction(Handle M, const qdrt_task_desc &T) override;
+  Handle getLatencyFunction(Handle M, const qdrt_task_desc &T) override;
+  uint64_t getLatencyBound() const override { return State->LatencyBound; }
   void *getGlobal(Handle M, const qdrt_field_desc &F) override;
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
               const void *Args, size_t ArgSize, Handle S) override;

@@ -64,6 +64,23 @@ TEST_F(MockRuntimeTest, PlainKernelRunsInOrderOnTheLaunchStream) {
                    "launch k_t1 n=20 s0", "launch k_t2 n=30 s0"}));
 }
 
+TEST_F(MockRuntimeTest, ALaunchTooSmallToFillTheDeviceRunsTheLatencyVersion) {
+  TestModule TM("lat");
+  TestTask WithVersion{};
+  WithVersion.Latency = "k_t0_lat";
+  uint32_t K = TM.addKernel("k", {WithVersion, TestTask{}});
+  State->LatencyBound = 100;
+  qdrt_module *M = TM.registered();
+  launch(M, K, {100, 50});
+  launch(M, K, {101, 50});
+  // Both functions are looked up once; the version runs up to the bound,
+  // and only for the task that has one.
+  EXPECT_EQ(calls(), (Calls{"loadModule lat", "getFunction k_t0",
+                            "getFunction k_t0_lat", "getFunction k_t1",
+                            "launch k_t0_lat n=100 s0", "launch k_t1 n=50 s0",
+                            "launch k_t0 n=101 s0", "launch k_t1 n=50 s0"}));
+}
+
 TEST_F(MockRuntimeTest, ModuleLoadReservesTheLargestGroupCount) {
   TestModule TM("sp");
   TM.addKernel("two", groups({1, 2}));

@@ -27,6 +27,7 @@ struct TestTask {
   unsigned BlockDim = 0;
   const char *Entry = nullptr; ///< entry point; default <kernel>_t<index>
   unsigned CpuThreads = 0;
+  const char *Latency = nullptr; ///< the latency version's entry, if any
 };
 
 class TestModule {
@@ -51,6 +52,7 @@ public:
       T.block_dim = Tasks[I].BlockDim;
       T.cpu_fn = Tasks[I].Cpu;
       T.cpu_threads = Tasks[I].CpuThreads;
+      T.latency_name = Tasks[I].Latency ? keep(Tasks[I].Latency) : nullptr;
       TaskTable.push_back(T);
       K.num_groups = std::max(K.num_groups, T.group);
     }

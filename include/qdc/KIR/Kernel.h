@@ -268,6 +268,8 @@ struct Stmt {
   /// Where the body calls qd::simt::block::sync (directly or through the
   /// functions it calls), if it does: the loop runs whole blocks.
   SourceLoc BlockSync;
+  /// The body has a loop of its own (a serial one, run by each iteration).
+  bool HasInnerLoop = false;
   /// Offsets of the body's qd::simt::block::shared_array declarations,
   /// which GPU code makes __shared__.
   llvm::SmallVector<unsigned, 1> SharedArrays;
@@ -349,6 +351,10 @@ struct Task {
   /// A tile of BlockDim threads over the last dimensions of an ndrange
   /// task, {x, y} or {x, y, z} (LoopConfig); empty for a plain block.
   llvm::SmallVector<unsigned, 3> BlockShape;
+  /// A loop task whose body has a loop of its own: GPUs get a latency
+  /// version of it too (qdrt_task_desc::latency_name), which launches too
+  /// small to fill the device run.
+  bool LatencyVersion = false;
   unsigned CpuThreads = 0; ///< at most this many CPU threads; 0: all
   std::string IndexType;   ///< of a range task's index variable
   llvm::SmallVector<std::string, 2> IndexVars;
