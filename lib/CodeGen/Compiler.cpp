@@ -25,6 +25,7 @@
 #include "qdc/CodeGen/CodeGen.h"
 #include "qdc/Support/Error.h"
 #include "qdc/Toolchain/ClangInvocation.h"
+#include "qdc/Toolchain/IncludeSearch.h"
 #include "qdc/Toolchain/WarningLog.h"
 
 #include "clang/Basic/Version.h"
@@ -460,26 +461,6 @@ static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath) {
   return Files;
 }
 
-/// Whether a folder of Dirs (the user's -I folders, which the precompiled
-/// header is built without) holds a file that an #include of one of Files
-/// (the header's) could find there first: `<Dir>/vector` beside
-/// `/usr/include/c++/12/vector`, up to four folders deep.
-static bool mayShadow(llvm::ArrayRef<std::string> Dirs,
-                      llvm::ArrayRef<std::string> Files) {
-  for (const std::string &File : Files) {
-    llvm::SmallVector<llvm::StringRef, 8> Parts;
-    llvm::StringRef(File).split(Parts, '/', -1, /*KeepEmpty=*/false);
-    std::string Tail;
-    for (size_t N = 1; N <= 4 && N <= Parts.size(); ++N) {
-      Tail = Parts[Parts.size() - N].str() + (Tail.empty() ? "" : "/" + Tail);
-      for (const std::string &Dir : Dirs)
-        if (llvm::sys::fs::exists(Dir + "/" + Tail))
-          return true;
-    }
-  }
-  return false;
-}
-
 std::string Compiler::getLauncherPch() const {
   const ToolchainOptions &TO = Tools.getOptions();
   if (TO.PchDir.empty() || TO.PrintCommandsOnly || TO.Verbose)
@@ -515,7 +496,7 @@ std::string Compiler::getLauncherPch() const {
   std::string Pch = (Base + ".pch").str(), Stamps = (Base + ".stamps").str();
   if (std::vector<std::string> Files = readCurrentStamps(Stamps);
       !Files.empty()) {
-    if (!mayShadow(UserDirs, Files))
+    if (!mayShadowIncludes(UserDirs, Files))
       *LauncherPch = Pch;
     return *LauncherPch;
   }
@@ -555,7 +536,7 @@ std::string Compiler::getLauncherPch() const {
     fs::remove(Tmp);
     return "";
   }
-  if (!mayShadow(UserDirs, Files))
+  if (!mayShadowIncludes(UserDirs, Files))
     *LauncherPch = Pch;
   return *LauncherPch;
 }

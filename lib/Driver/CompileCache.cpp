@@ -19,6 +19,8 @@
 
 #include "CompileCache.h"
 
+#include "qdc/Toolchain/IncludeSearch.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/BLAKE3.h"
@@ -157,30 +159,6 @@ std::optional<CompileCache> CompileCache::open(const DriverOptions &Opts,
   return CompileCache(Opts.CacheDir, H.finish(), std::move(SearchDirs));
 }
 
-/// Whether a file an #include could find has appeared in one of Dirs
-/// since Deps were read: a file of Dirs whose path ends as one of Deps
-/// does (its last one to four parts, the ways an #include can spell it)
-/// and is not that dependency.
-static bool mayShadow(llvm::ArrayRef<std::string> Dirs,
-                      llvm::ArrayRef<std::string> Deps) {
-  for (const std::string &Dep : Deps) {
-    llvm::SmallVector<llvm::StringRef, 8> Parts;
-    llvm::StringRef(Dep).split(Parts, '/', -1, /*KeepEmpty=*/false);
-    std::string Tail;
-    for (size_t N = 1; N <= 4 && N <= Parts.size(); ++N) {
-      Tail = Parts[Parts.size() - N].str() + (Tail.empty() ? "" : "/" + Tail);
-      for (const std::string &Dir : Dirs) {
-        std::string Candidate = Dir + "/" + Tail;
-        bool Same = false;
-        if (fs::exists(Candidate) &&
-            (fs::equivalent(Candidate, Dep, Same) || !Same))
-          return true;
-      }
-    }
-  }
-  return false;
-}
-
 std::string CompileCache::getEntryDir() const {
   llvm::SmallString<256> P(Dir);
   path::append(P, llvm::StringRef(Key).take_front(2), Key);
@@ -243,7 +221,7 @@ bool CompileCache::restore(const OutputPaths &Paths) {
       return Miss();
     }
   }
-  if (mayShadow(SearchDirs, Deps))
+  if (mayShadowIncludes(SearchDirs, Deps))
     return Miss();
   OutputSet Set;
   std::vector<std::pair<llvm::StringRef, const std::string *>> Roles =
