@@ -25,7 +25,7 @@
 #include "qdc/CodeGen/CodeGen.h"
 #include "qdc/Support/Error.h"
 #include "qdc/Toolchain/ClangInvocation.h"
-#include "qdc/Toolchain/IncludeSearch.h"
+#include "qdc/Toolchain/ReusedFiles.h"
 #include "qdc/Toolchain/WarningLog.h"
 
 #include "clang/Basic/Version.h"
@@ -430,18 +430,6 @@ class AllDependencies : public clang::DependencyCollector {
 };
 } // namespace
 
-/// What a precompiled header depends on, a line per file: its size, its
-/// modification time and its path.
-static std::string getStamp(llvm::StringRef Path) {
-  llvm::sys::fs::file_status St;
-  if (llvm::sys::fs::status(Path, St))
-    return "";
-  return std::to_string(St.getSize()) + " " +
-         std::to_string(
-             St.getLastModificationTime().time_since_epoch().count()) +
-         " " + Path.str();
-}
-
 /// The files of the stamps file at StampsPath, or none when one of them is
 /// not as it was.
 static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath) {
@@ -454,7 +442,7 @@ static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath) {
   std::vector<std::string> Files;
   for (llvm::StringRef Line : Lines) {
     llvm::StringRef Path = Line.split(' ').second.split(' ').second;
-    if (Path.empty() || getStamp(Path) != Line)
+    if (Path.empty() || getFileStamp(Path) != Line)
       return {};
     Files.push_back(Path.str());
   }
@@ -489,7 +477,7 @@ std::string Compiler::getLauncherPch() const {
   Dl_info Info;
   if (dladdr(reinterpret_cast<void *>(&clang::getClangFullVersion), &Info) &&
       Info.dli_fname)
-    H.update(getStamp(Info.dli_fname));
+    H.update(getFileStamp(Info.dli_fname));
   std::string Key = llvm::toHex(H.final(), /*LowerCase=*/true);
   llvm::SmallString<256> Base(TO.PchDir);
   llvm::sys::path::append(Base, Key);
@@ -508,7 +496,7 @@ std::string Compiler::getLauncherPch() const {
   const char *HeaderText = "#include <qd/detail/launcher.h>\n";
   llvm::SmallString<256> Tmp;
   if (fs::create_directories(TO.PchDir) ||
-      (getStamp(Header).empty() &&
+      (getFileStamp(Header).empty() &&
        llvm::writeToOutput(Header,
                            [&](llvm::raw_ostream &OS) {
                              OS << HeaderText;
@@ -525,7 +513,7 @@ std::string Compiler::getLauncherPch() const {
   std::string Lines;
   std::vector<std::string> Files = Job.Collector->getDependencies();
   for (const std::string &File : Files)
-    Lines += getStamp(File) + "\n";
+    Lines += getFileStamp(File) + "\n";
   if (E || Lines.find("\n\n") != std::string::npos || Lines.empty() ||
       fs::rename(Tmp, Pch) ||
       llvm::writeToOutput(Stamps, [&](llvm::raw_ostream &OS) {

@@ -559,9 +559,9 @@ private:
   /// (found once, by a division per dimension: qd::detail::get_tile_span_):
   /// along each dimension a block runs a contiguous span of tiles, so that
   /// the blocks running together touch neighbouring memory, and no
-  /// iteration divides. Blocks go to the last dimension first, so the first
-  /// takes what the grid cannot cover: it is the innermost loop, the one
-  /// that runs long. Blocks the grid of tiles cannot use run nothing.
+  /// iteration divides. The dimension that gets blocks last takes what the
+  /// grid cannot cover and is the innermost loop (Order, below). Blocks the
+  /// grid of tiles cannot use run nothing.
   static void emitTileLoops(const Task &Tk, llvm::raw_ostream &OS) {
     size_t Rank = Tk.Extents.size(), Dims = Tk.BlockShape.size();
     auto Tile = [&](size_t D) -> unsigned {

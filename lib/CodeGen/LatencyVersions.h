@@ -1,5 +1,4 @@
 //===- LatencyVersions.h - Launches too small to fill a GPU -----*- C++ -*-===//
-//-*-===//
 //
 // Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.

@@ -19,7 +19,7 @@
 
 #include "CompileCache.h"
 
-#include "qdc/Toolchain/IncludeSearch.h"
+#include "qdc/Toolchain/ReusedFiles.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -63,13 +63,8 @@ public:
   /// A file as installed: its path, size and modification time (what
   /// ccache takes of a compiler).
   void addStamp(llvm::StringRef Path) {
-    add(Path);
-    fs::file_status St;
-    if (Path.empty() || fs::status(Path, St))
-      return add("-");
-    add(std::to_string(St.getSize()) + " " +
-        std::to_string(
-            St.getLastModificationTime().time_since_epoch().count()));
+    std::string Stamp = getFileStamp(Path);
+    add(Stamp.empty() ? Path.str() + " -" : Stamp);
   }
   std::string finish() { return llvm::toHex(H.final(), /*LowerCase=*/true); }
 

@@ -1,4 +1,4 @@
-//===- IncludeSearch.h - Files an #include could find first -----*- C++ -*-===//
+//===- ReusedFiles.h - Whether files read before still hold -----*- C++ -*-===//
 //
 // Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
@@ -6,19 +6,25 @@
 //
 // What qdc reuses from an earlier compile (the compile cache's outputs, a
 // precompiled header) holds only while every #include finds the file it
-// found then. A changed file is seen by its hash or stamp; a new file that
-// an earlier search folder now holds is not, and is what this looks for.
+// found then, unchanged: a changed file is seen by its hash or its stamp
+// (getFileStamp), a new file that an earlier search folder now holds by
+// mayShadowIncludes.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef QDC_TOOLCHAIN_INCLUDESEARCH_H
-#define QDC_TOOLCHAIN_INCLUDESEARCH_H
+#ifndef QDC_TOOLCHAIN_REUSEDFILES_H
+#define QDC_TOOLCHAIN_REUSEDFILES_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <string>
 
 namespace qdc {
+
+/// A file as installed: "<size> <modification time> <Path>", or empty when
+/// it cannot be found.
+std::string getFileStamp(llvm::StringRef Path);
 
 /// Whether one of Dirs holds a file that an #include of one of Files could
 /// find there instead: a file whose path ends as one of Files does (its last
@@ -29,4 +35,4 @@ bool mayShadowIncludes(llvm::ArrayRef<std::string> Dirs,
 
 } // namespace qdc
 
-#endif // QDC_TOOLCHAIN_INCLUDESEARCH_H
+#endif // QDC_TOOLCHAIN_REUSEDFILES_H

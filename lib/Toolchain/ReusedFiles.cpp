@@ -1,4 +1,4 @@
-//===- IncludeSearch.cpp - Files an #include could find first -------------===//
+//===- ReusedFiles.cpp - Whether files read before still hold -------------===//
 //
 // Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
@@ -6,11 +6,21 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "qdc/Toolchain/IncludeSearch.h"
+#include "qdc/Toolchain/ReusedFiles.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FileSystem.h"
+
+std::string qdc::getFileStamp(llvm::StringRef Path) {
+  llvm::sys::fs::file_status St;
+  if (Path.empty() || llvm::sys::fs::status(Path, St))
+    return "";
+  return std::to_string(St.getSize()) + " " +
+         std::to_string(
+             St.getLastModificationTime().time_since_epoch().count()) +
+         " " + Path.str();
+}
 
 bool qdc::mayShadowIncludes(llvm::ArrayRef<std::string> Dirs,
                             llvm::ArrayRef<std::string> Files) {
