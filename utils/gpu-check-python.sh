@@ -35,6 +35,7 @@ rm -rf "$out/nanobind/__pycache__"
 c++ -std=c++17 -O2 -I "$out/src" -I "$out/include" "$root/test/bench/bench_py_cxx.cpp" \
   "$out/src/bench_py.o" -L "$out/lib" -lqdrt -Wl,-rpath,'$ORIGIN/../lib' \
   -o "$out/bin/bench-py-cxx"
+cp "$root/test/bench/bench_py_cxx.h" "$root/test/bench/bench_py_module.cpp" "$out/src/"
 cp "$root/test/python/gpu/CMakeLists.txt" "$out/"
 cp "$root/test/python/test_gpu.py" "$root/test/python/test_module.py" \
   "$root/test/bench/bench_python.py" "$out/"

@@ -4,7 +4,8 @@ tensor arguments, side by side in one run: the qdc Python module
 the kernel as the torch.library op that register_torch_ops() makes, and CuPy's RawKernel where
 installed. Each figure is the median of 9 batches of 2000 calls on one
 stream, the stream synchronized after each batch (not timed); qdc's Python
-and C++ figures are the medians of five alternating rounds.
+and C++ figures are the medians of seven alternating rounds, the C++ ones
+both in this process (bench_py_module.cpp) and in a process of their own.
 
     python3 bench_python.py [path/to/bench-py-cxx]
 """
@@ -42,12 +43,16 @@ def main():
     a, b, c, d = (torch.zeros(1024, device="cuda") for _ in range(4))
     rows = {}
 
-    # qdc's Python call and its C++ launcher (a separate process) take turns,
-    # five rounds, each figure the median of its rounds: drifts of the
-    # machine touch both alike.
+    # qdc's Python call and its C++ launcher take turns, seven rounds, each
+    # figure the median of its rounds: drifts of the machine touch both
+    # alike. The C++ launcher runs in this process (cxx_us_per_call, the
+    # module's own C++ loop) and, when given, in a process of its own.
     s = qb.create_stream()
     rounds = {}
-    for _ in range(5):
+    for _ in range(7):
+        for n in (0, 1, 4):
+            rounds.setdefault(f"cxx_inproc_args{n}_us", []).append(
+                qb.cxx_us_per_call(n))
         if len(sys.argv) > 1:
             out = subprocess.run([sys.argv[1]], capture_output=True, text=True,
                                  check=True).stdout
@@ -61,6 +66,12 @@ def main():
             rounds.setdefault(key, []).append(us_per_call(call, s.synchronize))
     for key, values in rounds.items():
         rows[key] = statistics.median(values)
+    # The Python call's cost above the C++ launcher in this process: the
+    # median of the rounds' differences.
+    for n in (0, 1, 4):
+        rows[f"qdc_python_minus_cxx_inproc_args{n}_us"] = statistics.median(
+            p - c for p, c in zip(rounds[f"qdc_args{n}_us"],
+                                  rounds[f"cxx_inproc_args{n}_us"]))
     ts = torch.cuda.Stream()
     rows["qdc_args4_torchstream_us"] = us_per_call(
         lambda: qb.args4(1, a, b, c, d, stream=ts), ts.synchronize)
