@@ -20,7 +20,6 @@
 #include "LatencyVersions.h"
 #include "Names.h"
 #include "OptimizationLimit.h"
-#include "SplitLargeFunctions.h"
 #include "TargetHooks.h"
 
 #include "qdc/CodeGen/CodeGen.h"
@@ -152,8 +151,7 @@ static void printSummary(const clang::DiagnosticConsumer &Client,
 
 /// qdc's passes at the start of LLVM's pipeline: in a device image, its
 /// functions other than kernels made local (DeviceLinkage.h); then the
-/// optimization limit (OptimizationLimit.h), and in a device image the
-/// functions over it cut into pieces (SplitLargeFunctions.h).
+/// optimization limit (OptimizationLimit.h).
 static void addQdcPasses(clang::CodeGenOptions &Opts, bool Device) {
   Opts.PassBuilderCallbacks.push_back([Device](llvm::PassBuilder &PB) {
     PB.registerPipelineStartEPCallback(
@@ -163,8 +161,6 @@ static void addQdcPasses(clang::CodeGenOptions &Opts, bool Device) {
             addLatencyVersions(MPM);
           }
           addOptimizationLimit(MPM);
-          if (Device)
-            addLargeFunctionSplitting(MPM);
         });
   });
 }

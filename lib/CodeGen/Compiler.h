@@ -105,9 +105,6 @@ public:
   /// What the last tool runTool ran printed (its standard output and
   /// error), once.
   std::string takeToolLog() const { return std::move(ToolLog); }
-  /// Puts Log before what the last tool printed: of two tools run for one
-  /// result, the first one's words.
-  void prependToolLog(std::string Log) const { ToolLog.insert(0, Log); }
   /// The launcher source (C++) compiled to optimized LLVM IR, or only
   /// checked as clang -fsyntax-only does (no module). It prints nothing and
   /// touches nothing but what it returns, so it may run on another thread

@@ -36,9 +36,6 @@ inline constexpr llvm::StringLiteral Scalars = "qd_scalars_";
 inline constexpr llvm::StringLiteral AssertRecord = "qd_assert_record_";
 /// The argument-block member with the call's key for qd::random.
 inline constexpr llvm::StringLiteral RandomKey = "qd_random_key_";
-/// Ends the names of the pieces a device function too large to assemble at
-/// once is cut into (SplitLargeFunctions.h), followed by a number.
-inline constexpr llvm::StringLiteral Piece = "_qd_piece_";
 /// The return value's place among them.
 inline constexpr llvm::StringLiteral Return = "qd_ret_";
 // In the launcher translation unit.

@@ -114,9 +114,6 @@ public:
   /// The CUDA toolkit's fatbinary beside its ptxas, which packs SASS and
   /// PTX into the fat binary an object embeds, or empty.
   const std::string &getFatbinary() const { return Fatbinary; }
-  /// The CUDA toolkit's nvlink beside its ptxas, which links the code of a
-  /// module assembled in pieces (`ptxas -c`), or empty.
-  const std::string &getNvlink() const { return Nvlink; }
   /// libdevice bitcode for CUDA math, or empty.
   const std::string &getLibdevice() const { return Libdevice; }
   /// ld.lld, which links AMDGPU code objects into HSACO, or empty.
@@ -147,7 +144,6 @@ private:
   std::string ClangDriver;
   std::string Ptxas;
   std::string Fatbinary;
-  std::string Nvlink;
   /// What `ptxas --help` printed (empty when it failed), asked once.
   const std::string &getPtxasHelp() const;
   mutable std::optional<std::string> PtxasHelp;

@@ -13,7 +13,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "../Compiler.h"
-#include "../Names.h"
 #include "GpuHooks.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -140,16 +139,12 @@ public:
   }
   ImageKind getNativeImageKind() const override { return ImageKind::Cubin; }
 
-  /// SASS for For from PTX, with ptxas; a module with pieces of a split
-  /// function (SplitLargeFunctions.h) function by function, linked by
-  /// nvlink, where the toolkit has it.
+  /// SASS for For from PTX, with ptxas.
   llvm::Expected<std::string>
   assembleImage(const Compiler &C, const std::string &Ptx,
                 const OffloadTarget &For) const override {
     const Toolchain &Tools = C.getToolchain();
     const ToolchainOptions &TO = Tools.getOptions();
-    bool ByPieces = !Tools.getNvlink().empty() &&
-                    llvm::StringRef(Ptx).contains(names::Piece);
     auto Ptxas = [&](llvm::StringRef In, llvm::StringRef Out) {
       std::vector<std::string> Args = {
           Tools.getPtxas(),
@@ -169,30 +164,11 @@ public:
       if (Threads > 1 && llvm::StringRef(Ptx).count(".entry ") > 1 &&
           Tools.ptxasAccepts("--split-compile"))
         Args.insert(Args.end(), {"--split-compile", std::to_string(Threads)});
-      if (ByPieces)
-        Args.push_back("--compile-only");
       Args.insert(Args.end(), TO.PtxasArgs.begin(), TO.PtxasArgs.end());
       return Args;
     };
-    if (!ByPieces)
-      return C.runTool(Ptx, "ptx", "cubin", Ptxas,
-                       "the SASS for " + For.getName());
-    llvm::Expected<std::string> Relocatable =
-        C.runTool(Ptx, "ptx", "o", Ptxas, "the SASS for " + For.getName());
-    if (!Relocatable)
-      return Relocatable.takeError();
-    std::string PtxasLog = C.takeToolLog();
-    auto Nvlink = [&](llvm::StringRef In, llvm::StringRef Out) {
-      return std::vector<std::string>{Tools.getNvlink(),
-                                      "-arch=" + For.getName(), "-o", Out.str(),
-                                      In.str()};
-    };
-    llvm::Expected<std::string> Linked =
-        C.runTool(*Relocatable, "o", "cubin", Nvlink,
-                  "the linked SASS for " + For.getName());
-    // What is reported of the code (-Xptxas -v) is ptxas's.
-    C.prependToolLog(std::move(PtxasLog));
-    return Linked;
+    return C.runTool(Ptx, "ptx", "cubin", Ptxas,
+                     "the SASS for " + For.getName());
   }
 
   /// An object embeds one CUDA fat binary, as nvcc's do, when the toolkit
