@@ -355,7 +355,7 @@ private:
     if (Tiled)
       emitTileLoops(Local, OS);
     else
-      OS << (!Reductions.empty() ? T.getReductionIndexLoop()
+      OS << (!Reductions.empty() ? T.getReductionIndexLoop(Tk.UnrollReduction)
              : Part              ? T.getPartIndexLoop()
                                  : T.getIndexLoop());
     // Threads that wait at a barrier leave the loop together.

@@ -76,8 +76,10 @@ public:
   /// The loop over this thread's linear indices `qd_k_`, up to its brace.
   virtual llvm::StringRef getIndexLoop() const = 0;
   /// The same for a loop that reduces into kernel scalars: it only reads
-  /// memory besides, so a GPU unrolls it to keep more loads in flight.
-  virtual llvm::StringRef getReductionIndexLoop() const {
+  /// memory besides, so a GPU unrolls it to keep more loads in flight
+  /// when Unroll says so (kir::Task::UnrollReduction).
+  virtual llvm::StringRef getReductionIndexLoop(bool Unroll) const {
+    (void)Unroll;
     return getIndexLoop();
   }
   /// Whether a tiled ndrange task (`.block_dim = {32, 8}`) runs its tiles

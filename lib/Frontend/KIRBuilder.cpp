@@ -837,9 +837,22 @@ private:
         (isa<clang::ForStmt>(S) || isa<clang::CXXForRangeStmt>(S) ||
          isa<clang::WhileStmt>(S) || isa<clang::DoStmt>(S)))
       CurrentLoop->HasInnerLoop = true;
+    if (CurrentLoop && Depth > 0 && (Branch || callsUserCode(S)))
+      CurrentLoop->StraightLine = false;
     for (const clang::Stmt *Child : S->children())
       walk(Child, ItemId, Inner, ChildParent, Depth + 1);
     Branches -= Branch;
+  }
+
+  /// Whether S calls a function the system headers do not declare (the
+  /// user's, a lambda, or through a pointer).
+  bool callsUserCode(const clang::Stmt *S) const {
+    const auto *Call = dyn_cast<clang::CallExpr>(S);
+    if (!Call)
+      return false;
+    const clang::FunctionDecl *Callee = Call->getDirectCallee();
+    return !Callee || !Ctx.getSourceManager().isInSystemHeader(
+                          Callee->getCanonicalDecl()->getLocation());
   }
 
   /// A qd::simt::block::shared_array declared in a parallel loop's body

@@ -114,6 +114,7 @@ private:
     T.BlockDim = S.BlockDim;
     T.BlockShape = S.BlockShape;
     T.LatencyVersion = S.HasInnerLoop;
+    T.UnrollReduction = S.StraightLine;
     T.CpuThreads = S.Parallelize;
     T.IndexType = S.IndexType;
     T.IndexVars = S.IndexVars;

@@ -10,7 +10,7 @@ inline int step30(int i, int *r) {
 
 // Level K: lanes with i % (K + 2) == 1 return here, the others go deeper.
 #define QD_STEP(K, NEXT)                                                       \
-  inline int step##K(int i, int *r) {                                                 \
+  inline int step##K(int i, int *r) {                                          \
     if (i % (K + 2) == 1) {                                                    \
       *r = i * (K + 1) + i % 8;                                                \
       return K;                                                                \

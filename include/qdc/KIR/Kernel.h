@@ -270,6 +270,10 @@ struct Stmt {
   SourceLoc BlockSync;
   /// The body has a loop of its own (a serial one, run by each iteration).
   bool HasInnerLoop = false;
+  /// The body is straight-line code: no branch, inner loop, lambda or call
+  /// of a function outside the system headers (qdc's and the standard
+  /// library's are known; the user's may hide any control flow).
+  bool StraightLine = true;
   /// Offsets of the body's qd::simt::block::shared_array declarations,
   /// which GPU code makes __shared__.
   llvm::SmallVector<unsigned, 1> SharedArrays;
@@ -355,6 +359,12 @@ struct Task {
   /// version of it too (qdrt_task_desc::latency_name), which launches too
   /// small to fill the device run.
   bool LatencyVersion = false;
+  /// A loop task whose body is straight-line code (Stmt::StraightLine):
+  /// a GPU unrolls its reduction loop four times. Not otherwise: ptxas
+  /// (CUDA 13) miscompiled the warp shuffles after a four-times unrolled
+  /// loop whose lanes took different paths through 20 or more nested
+  /// branches, also in nvcc's own code (test/e2e/divergent.qd).
+  bool UnrollReduction = false;
   unsigned CpuThreads = 0; ///< at most this many CPU threads; 0: all
   std::string IndexType;   ///< of a range task's index variable
   llvm::SmallVector<std::string, 2> IndexVars;

@@ -79,17 +79,24 @@ public:
     return "  for (uint64_t qd_k_ = qd::detail::first_index(); qd_k_ < qd_n_; "
            "qd_k_ = qd_n_) {\n";
   }
-  llvm::StringRef getReductionIndexLoop() const override {
-    // A counted loop (its trip count is plain to LLVM), unrolled: the
-    // independent loads of four iterations are issued together, which a
-    // memory-bound reduction needs to reach the device's bandwidth.
-    return "  const uint64_t qd_first_ = qd::detail::first_index(), qd_stride_ "
-           "= qd::detail::index_stride();\n"
-           "  const uint64_t qd_m_ = qd_first_ < qd_n_ ? (qd_n_ - qd_first_ - "
-           "1) / qd_stride_ + 1 : 0;\n"
-           "#pragma unroll 4\n"
-           "  for (uint64_t qd_j_ = 0; qd_j_ < qd_m_; ++qd_j_) {\n"
-           "    const uint64_t qd_k_ = qd_first_ + qd_j_ * qd_stride_;\n";
+  llvm::StringRef getReductionIndexLoop(bool Unroll) const override {
+    // A counted loop (its trip count is plain to LLVM), unrolled when its
+    // body is straight-line code: the independent loads of four iterations
+    // are issued together, which a memory-bound reduction needs to reach
+    // the device's bandwidth. Other bodies are left to LLVM's own choice
+    // (kir::Task::UnrollReduction says why).
+    static constexpr char Head[] =
+        "  const uint64_t qd_first_ = qd::detail::first_index(), qd_stride_ "
+        "= qd::detail::index_stride();\n"
+        "  const uint64_t qd_m_ = qd_first_ < qd_n_ ? (qd_n_ - qd_first_ - "
+        "1) / qd_stride_ + 1 : 0;\n";
+    static constexpr char Loop[] =
+        "  for (uint64_t qd_j_ = 0; qd_j_ < qd_m_; ++qd_j_) {\n"
+        "    const uint64_t qd_k_ = qd_first_ + qd_j_ * qd_stride_;\n";
+    static const std::string Unrolled =
+        std::string(Head) + "#pragma unroll 4\n" + Loop;
+    static const std::string Plain = std::string(Head) + Loop;
+    return Unroll ? Unrolled : Plain;
   }
   llvm::StringRef getSourceExtension() const override { return Extension; }
 
