@@ -46,6 +46,7 @@ FEATURES = {
     'vec_select': True,    # qd::select(qd::less(a, b), c, d) on vectors
     'vec_index': True,     # fields and ndarrays indexed by an integer vector
     'noalias': True,       # QD_NOALIAS kernels, __restrict__ pointers (arrays are distinct)
+    'if_chains': True,     # `if`/`else if` chains 8-30 deep: a warp's lanes part ways
     # Once broken, now fixed (each has a regression test in test/e2e/trust.qd):
     'param_writes': True,     # writes to scalar parameters at the top level
     'pointer_hoist': True,    # pointer reads in top-level locals and ranges
@@ -542,6 +543,8 @@ class Gen:
                 out += red if isinstance(red, list) else [red]
             elif k == 7 and self.f['nested'] and nest < 2:
                 out.append(self.nested_loop(s, depth, nest))
+            elif k == 8 and self.f['if_chains'] and nest < 2 and self.chance(0.15):
+                out.append(self.if_chain(s, depth, nest))
             elif k == 8 and self.f['nested'] and nest < 2:
                 cond = Expr('int32_t', '({0}) % 3 == 0', [self.expr('int32_t', s, 2)], fixed=True)
                 out.append(If(cond, self.body(s, self.r.randint(1, 3), depth, nest + 1),
@@ -553,6 +556,18 @@ class Gen:
             elif writable:
                 out.append(self.write(self.r.choice(writable), s, depth))
         return out
+
+    def if_chain(self, sc, depth, nest):
+        """`if (c0) ... else if (c1) ... else ...`, 8 to 30 deep, one short
+        body a level: the lanes of a warp take different ways through it
+        (test/e2e/divergent.qd is what such a body once broke)."""
+        node = self.body(sc, self.r.randint(0, 1), 1, nest + 1)
+        for _ in range(self.r.randint(8, 30)):
+            m = self.r.randint(2, 5)
+            cond = Expr('int32_t', '({0}) %% %d == 1' % m,
+                        [self.expr('int32_t', sc, 1)], fixed=True)
+            node = [If(cond, self.body(sc, 1, 1, nest + 1), node)]
+        return node[0]
 
     def nested_loop(self, sc, depth, nest):
         v = self.name('j')
