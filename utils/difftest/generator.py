@@ -558,15 +558,18 @@ class Gen:
         return out
 
     def if_chain(self, sc, depth, nest):
-        """`if (c0) ... else if (c1) ... else ...`, 8 to 30 deep, one short
-        body a level: the lanes of a warp take different ways through it
-        (test/e2e/divergent.qd is what such a body once broke)."""
+        """`if (c0) ... else { if (c1) ... else ...; after1 } ...`, 8 to 30
+        deep, one short body a level and, at some levels, a statement after
+        the deeper ones (as inlined functions that return early give): the
+        lanes of a warp take different ways through it and meet again level
+        by level (test/e2e/divergent.qd is what such a body once broke)."""
         node = self.body(sc, self.r.randint(0, 1), 1, nest + 1)
         for _ in range(self.r.randint(8, 30)):
             m = self.r.randint(2, 5)
             cond = Expr('int32_t', '({0}) %% %d == 1' % m,
                         [self.expr('int32_t', sc, 1)], fixed=True)
-            node = [If(cond, self.body(sc, 1, 1, nest + 1), node)]
+            after = self.body(sc, 1, 1, nest + 1) if self.chance(0.5) else []
+            node = [If(cond, self.body(sc, 1, 1, nest + 1), node + after)]
         return node[0]
 
     def nested_loop(self, sc, depth, nest):
