@@ -16,7 +16,8 @@ import os
 import random
 
 from model import (BITS, FLOAT_TYPES, INT_TYPES, VEC_TYPES, Array, Assign, Block, Call,
-                   Decl, DoWhile, Expr, Func, HostCall, If, Kernel, Loop, Param, Program,
+                   Decl, DoWhile, Expr, Func, HostCall, If, Kernel, LadderFunc, Loop, Param,
+                   Program,
                    component_type, is_int, is_signed, leaf, wide_unsigned)
 
 # How often a parallel loop gets a qd::loop_config (block sizes, tiles,
@@ -47,6 +48,7 @@ FEATURES = {
     'vec_index': True,     # fields and ndarrays indexed by an integer vector
     'noalias': True,       # QD_NOALIAS kernels, __restrict__ pointers (arrays are distinct)
     'if_chains': True,     # `if`/`else if` chains 8-30 deep: a warp's lanes part ways
+    'ladders': True,       # chains of 15-35 QD_FUNCs that return early, called from expressions
     # Once broken, now fixed (each has a regression test in test/e2e/trust.qd):
     'param_writes': True,     # writes to scalar parameters at the top level
     'pointer_hoist': True,    # pointer reads in top-level locals and ranges
@@ -125,6 +127,7 @@ class Gen:
         self.f = features
         self.prog = Program(seed, features)
         self.names = 0
+        self.ladder_sums = set()  # reducible scalars meant for ladder sums
 
     def name(self, prefix):
         self.names += 1
@@ -366,7 +369,8 @@ class Gen:
         return Expr(ty, ty + '{{' + ', '.join(parts) + '}}', kids)
 
     def func_call(self, ty, sc, depth):
-        fns = [fn for fn in self.prog.funcs if fn.ret == ty]
+        fns = [fn for fn in self.prog.funcs
+               if fn.ret == ty and getattr(fn, 'callable', True)]
         if not fns:
             return None
         fn = self.r.choice(fns)
@@ -453,6 +457,21 @@ class Gen:
             sc = Scope(params, [], serial=False)
             body = self.expr(ret, sc, 3)
             self.prog.funcs.append(Func(self.name('fn'), ret, params, body))
+        if self.f['ladders'] and self.chance(0.3):
+            self.ladder()
+
+    def ladder(self):
+        """A chain of LadderFuncs, the deepest first (each calls the next)."""
+        names = [self.name('lad') for _ in range(self.r.randint(15, 35))]
+        chain = [LadderFunc(names[-1])]
+        for k in range(len(names) - 2, -1, -1):
+            # Fewer lanes leave at each level than at the one before: many
+            # go deep, and they part ways level by level.
+            m = k + 2 + self.r.randint(0, 3)
+            chain.append(LadderFunc(names[k], names[k + 1], m, self.r.randint(0, m - 1),
+                                    self.r.randint(1, 9), self.r.randint(-50, 50),
+                                    callable_=k == 0))
+        self.prog.funcs += chain
 
     # ---- statements --------------------------------------------------------
     @staticmethod
@@ -506,6 +525,15 @@ class Gen:
         else:
             v = self.expr(ty, sc, depth)
         return Assign(leaf(ty, name, fixed=True), v, op)
+
+    def ladder_call(self, sc):
+        """When the program has a ladder (LadderFunc) and sc a loop index:
+        its first level called with the index, as text (else None)."""
+        tops = [fn for fn in self.prog.funcs if isinstance(fn, LadderFunc) and fn.callable]
+        idx = [v for v, _ in sc.vars if v.startswith('i')]
+        if not tops or not idx:
+            return None
+        return f'{self.r.choice(tops).name}(int32_t({self.r.choice(idx)}))'
 
     def atomic(self, sc, depth):
         """An atomic update of any element of an array the loop touches
@@ -640,6 +668,8 @@ class Gen:
         for name, ty in reducible:
             if self.chance(0.4):
                 reduced[name] = (ty, self.reduce_op(ty))
+            elif name in self.ladder_sums:
+                reduced[name] = (ty, '+=')
         vars_ = [(v, t) for v, t in scalars if v not in reduced]
         ext_scope = self.extent_scope(vars_, accesses, inner_acc)
         # What the loop writes includes what it updates atomically.
@@ -649,6 +679,15 @@ class Gen:
         sc = Scope(vars_ + loop_vars, inner_acc, serial=False, reductions=reduced, in_loop=True,
                    atomics=atomics)
         body = self.body(sc, self.r.randint(1, 5), 3)
+        # With a ladder, a sum of its values over the lanes (the shape of
+        # test/e2e/divergent.qd) most of the time.
+        sums = sorted(n for n, (t, op) in reduced.items() if is_int(t) and op in ('+=', '-='))
+        call = self.ladder_call(sc) if sums and self.chance(0.8) else None
+        if call:
+            name = self.r.choice(sums)
+            ty, op = reduced[name]
+            body.append(Assign(leaf(ty, name, fixed=True),
+                               Expr(ty, f'{ty}({call} % 1000)', [], fixed=True), op))
         config = None
         if self.f['config'] and self.chance(CONFIG_RATE):
             configs = ['qd::loop_config({.block_dim = 64});',
@@ -798,6 +837,14 @@ class Gen:
         out = []
         scalars = list(pvars)          # readable scalar values
         reducible = []                 # (name, type) of reduction scalars
+        if (depth == 0 and any(isinstance(fn, LadderFunc) for fn in self.prog.funcs)
+                and self.chance(0.5)):
+            # A sum of the ladder's values for the loops below to reduce.
+            name = self.name('r')
+            out.append(Decl('int64_t', name, leaf('int64_t', int_literal('int64_t', 0))))
+            reducible.append((name, 'int64_t'))
+            scalars.append((name, 'int64_t'))
+            self.ladder_sums.add(name)
         for _ in range(self.r.randint(1, 7)):
             k = self.r.randint(0, 11)
             if k <= 4 or not self.f['scalars'] and k <= 8:

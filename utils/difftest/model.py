@@ -218,6 +218,32 @@ class Func:
                 f'  return {self.body.text()};', '}']
 
 
+class LadderFunc:
+    """One level of a chain of QD_FUNCs that return early:
+    `int32_t name(int32_t i) { if (i % m == c) return ...; int32_t x =
+    next(i); return x + ...; }`, or the last level, `return i % 9;`. The
+    lanes of a warp that call the first level leave at different levels
+    and meet again level by level (as inlined helpers do); only the first
+    level is called from expressions."""
+    exprs = ()
+    lists = ()
+    ret, params = 'int32_t', [('i', 'int32_t')]
+
+    def __init__(self, name, nxt=None, m=2, c=1, a=1, b=0, callable_=False):
+        self.name, self.nxt = name, nxt
+        self.m, self.c, self.a, self.b = m, c, a, b
+        self.callable = callable_
+
+    def emit(self):
+        if self.nxt is None:
+            return [f'QD_FUNC int32_t {self.name}(int32_t i) {{ return i % 9; }}']
+        return [f'QD_FUNC int32_t {self.name}(int32_t i) {{',
+                f'  if (i % {self.m} == {self.c})',
+                f'    return (i % 1000) * {self.a} + {self.b};',
+                f'  int32_t x = {self.nxt}(i);',
+                '  return x + (i % 7 + x % 11) % 5;', '}']
+
+
 class Kernel:
     lists = ('body',)
     exprs = ('ret_expr',)

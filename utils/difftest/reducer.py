@@ -66,7 +66,8 @@ def expr_slots(prog):
                 visit_stmt(c)
 
     for fn in prog.funcs:
-        visit_expr(fn, 'body', fn.body)
+        if 'body' in fn.exprs:
+            visit_expr(fn, 'body', fn.body)
     for k in prog.kernels:
         for s in k.body:
             visit_stmt(s)
