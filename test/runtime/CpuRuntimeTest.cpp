@@ -136,7 +136,11 @@ TEST_F(CpuRuntimeTest, EventTimesAreTheCpuDevicesOwn) {
       },
       qd::Error);
   A.record();
+  // A's time is taken when its record runs on the stream's worker: wait
+  // for it, so that the sleep lies between the two times whatever the
+  // worker's delay (a loaded machine ran both records after the sleep).
   // sleep_for waits at least this long: a lower bound only, no timing.
+  A.synchronize();
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   B.record();
   qd::Event Moved = std::move(B);
