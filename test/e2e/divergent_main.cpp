@@ -24,6 +24,15 @@ int main() {
     }
     C.all("paths", Out.to_vector(), [&](size_t K) { return Want[K]; });
     C.that("paths total", Total == WantTotal);
+    Out.fill(-7);
+    int64_t Sum = divergent::ladder(Out);
+    int64_t WantSum = 0;
+    for (int32_t I = 0; I < N; ++I) {
+      Want[size_t(I)] = lad0(I);
+      WantSum += lad0(I) % 1000;
+    }
+    C.all("ladder", Out.to_vector(), [&](size_t K) { return Want[K]; });
+    C.that("ladder total", Sum == WantSum);
   }
   return C.finish();
 }
