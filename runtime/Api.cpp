@@ -117,6 +117,12 @@ int qd::current_device() {
   CallGuard Guard(CallGuard::Pins::keep);
   return currentDevice().ordinal();
 }
+qd::detail::CurrentContext qd::detail::current_context() {
+  CallGuard Guard(CallGuard::Pins::keep);
+  Runtime &R = current();
+  DeviceContext &DC = R.currentDevice();
+  return {DC.device().arch(), DC.ordinal(), R.generation()};
+}
 /// The device a public call names by ordinal (where -1 is no shorthand for
 /// the current one, as it is in the C ABI).
 static DeviceContext &namedDevice(int Ordinal, const char *What) {

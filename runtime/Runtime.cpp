@@ -80,41 +80,49 @@ LifeLock &lifeLock() {
   return *L;
 }
 
-thread_local unsigned CallDepth = 0;
-/// What this thread's checks accepted, for the consuming call that follows.
-thread_local uint64_t Pinned = 0;
+/// This thread's runtime calls: how deep, and what its checks accepted for
+/// the consuming call that follows. Every call reads it several times, so
+/// it is one object in the static TLS block (a few bytes of what glibc
+/// keeps for libraries loaded later, as a Python module loads libqdrt):
+/// one %fs-relative access instead of a __tls_get_addr call per read.
+struct ThreadCalls {
+  unsigned Depth = 0;
+  uint64_t Pinned = 0;
+};
+[[gnu::tls_model("initial-exec")]] thread_local ThreadCalls Calls;
 constexpr uint64_t PinMismatch = UINT64_MAX;
 } // namespace
 
-CallGuard::CallGuard(Pins P) : Outermost(CallDepth == 0) {
+CallGuard::CallGuard(Pins P) : Outermost(Calls.Depth == 0) {
   if (Outermost) {
     lifeLock().lockShared();
     if (P == Pins::clear)
-      Pinned = 0;
+      Calls.Pinned = 0;
   }
-  ++CallDepth;
+  ++Calls.Depth;
 }
 
 CallGuard::~CallGuard() {
-  --CallDepth;
+  --Calls.Depth;
   if (Outermost)
     lifeLock().unlockShared();
 }
 
-bool CallGuard::active() { return CallDepth > 0; }
+bool CallGuard::active() { return Calls.Depth > 0; }
 
 void CallGuard::pin(uint64_t Generation) {
-  if (CallDepth != 1 || !Generation)
+  if (Calls.Depth != 1 || !Generation)
     return;
-  Pinned = !Pinned || Pinned == Generation ? Generation : PinMismatch;
+  Calls.Pinned = !Calls.Pinned || Calls.Pinned == Generation ? Generation
+                                                             : PinMismatch;
 }
 
 void CallGuard::checkPins(uint64_t Generation, const char *What,
                           const char *Kernel) {
-  if (CallDepth != 1)
+  if (Calls.Depth != 1)
     return; // inside an outer call, which holds the runtime throughout
-  uint64_t P = Pinned;
-  Pinned = 0;
+  uint64_t P = Calls.Pinned;
+  Calls.Pinned = 0;
   if (P && P != Generation)
     throw qd::Error(std::string(What) +
                     (Kernel ? std::string(": kernel '") + Kernel + "'" : "") +
@@ -123,7 +131,7 @@ void CallGuard::checkPins(uint64_t Generation, const char *What,
                     "gone");
 }
 
-void CallGuard::forgetPins() { Pinned = 0; }
+void CallGuard::forgetPins() { Calls.Pinned = 0; }
 
 DeviceContext::DeviceContext(std::unique_ptr<Device> Dev, int Ordinal,
                              uint64_t Generation)
@@ -175,8 +183,9 @@ Runtime::~Runtime() {
 }
 
 namespace {
-/// The calling thread's current device, for the runtime of Generation.
-thread_local struct {
+/// The calling thread's current device, for the runtime of Generation (in
+/// the static TLS block, as Calls).
+[[gnu::tls_model("initial-exec")]] thread_local struct {
   uint64_t Generation = 0;
   int Ordinal = 0;
 } ThreadDevice;

@@ -213,12 +213,17 @@ struct CallContext {
   uint64_t Generation = 0; ///< of the runtime the arrays' views belong to
   const ExchangeAPI *StreamApi = nullptr;
   int32_t StreamDeviceType = 0, StreamDeviceId = 0;
+  /// The type of the last array imported and its exchange API: a call's
+  /// arrays are mostly of one type.
+  PyTypeObject *LastType = nullptr;
+  const ExchangeAPI *LastApi = nullptr;
 
   void resolve() {
     if (Arch == qd::Arch::best) {
-      Generation = qd::detail::generation();
-      Arch = qd::current_arch();
-      Device = qd::current_device();
+      qd::detail::CurrentContext C = qd::detail::current_context();
+      Generation = C.generation;
+      Arch = C.arch;
+      Device = C.device;
     }
   }
 };
@@ -239,7 +244,12 @@ struct ArrayInfo {
 /// (__dlpack__, the buffer protocol).
 inline void importArray(nb::handle H, const char *Kernel, const char *Param,
                         ArrayInfo &Out, CallContext &Call) {
-  if (const ExchangeAPI *Api = exchangeApi(Py_TYPE(H.ptr()))) {
+  PyTypeObject *Type = Py_TYPE(H.ptr());
+  if (Type != Call.LastType) {
+    Call.LastType = Type;
+    Call.LastApi = exchangeApi(Type);
+  }
+  if (const ExchangeAPI *Api = Call.LastApi) {
     DLTensorABI T;
     if (Api->DLTensorFromPyObject(H.ptr(), &T) != 0)
       throw nb::python_error();

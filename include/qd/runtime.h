@@ -48,6 +48,17 @@ Arch current_arch();
 /// InitOptions::device); 0 on the CPU backend.
 int current_device();
 
+namespace detail {
+/// current_arch(), current_device() and the generation of the running
+/// runtime in one runtime call: what a Python binding asks once per call.
+struct CurrentContext {
+  Arch arch;
+  int device;
+  uint64_t generation;
+};
+CurrentContext current_context();
+} // namespace detail
+
 /// How many devices the runtime's backend has on this machine (1 on the
 /// CPU backend).
 int device_count();

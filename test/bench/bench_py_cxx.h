@@ -25,8 +25,8 @@
 
 namespace bench_py_cxx {
 
-template <typename Fn> double usPerCall(Fn &&Call, qd::Stream &S) {
-  constexpr int Batch = 2000, Batches = 9;
+template <typename Fn>
+double usPerCall(Fn &&Call, qd::Stream &S, int Batch, int Batches) {
   for (int I = 0; I < Batch; ++I) // warm-up
     Call();
   S.synchronize();
@@ -45,21 +45,25 @@ template <typename Fn> double usPerCall(Fn &&Call, qd::Stream &S) {
 }
 
 /// Microseconds per call of args0, args1 or args4 (by Arrays) on a stream
-/// of the running runtime, with arrays of 1024 floats.
-inline double measure(int Arrays) {
+/// of the running runtime, with arrays of 1024 floats: the median of
+/// Batches batches of Batch calls, after Batch calls of warm-up.
+inline double measure(int Arrays, int Batch = 2000, int Batches = 9) {
+  if (Batch < 1 || Batches < 1)
+    throw std::invalid_argument("bench_py_cxx::measure: empty batches");
   qd::Stream S = qd::create_stream();
   qd::Launch On = qd::on(S);
   qd::Ndarray<float, 1> A({1024}), B({1024}), C({1024}), D({1024});
   double Us;
   switch (Arrays) {
   case 0:
-    Us = usPerCall([&] { bench_py::args0(1, On); }, S);
+    Us = usPerCall([&] { bench_py::args0(1, On); }, S, Batch, Batches);
     break;
   case 1:
-    Us = usPerCall([&] { bench_py::args1(1, A, On); }, S);
+    Us = usPerCall([&] { bench_py::args1(1, A, On); }, S, Batch, Batches);
     break;
   case 4:
-    Us = usPerCall([&] { bench_py::args4(1, A, B, C, D, On); }, S);
+    Us = usPerCall([&] { bench_py::args4(1, A, B, C, D, On); }, S, Batch,
+                   Batches);
     break;
   default:
     throw std::invalid_argument("bench_py_cxx::measure: 0, 1 or 4 arrays");

@@ -20,6 +20,8 @@ void qd_python_bind_bench_py(nanobind::module_ &m);
 NB_MODULE(bench_py, m) {
   qd_python_bind_bench_py(m);
   m.def("cxx_us_per_call", &bench_py_cxx::measure, nanobind::arg("arrays"),
+        nanobind::arg("batch") = 2000, nanobind::arg("batches") = 9,
         "Microseconds per call of args0/args1/args4 through the C++ "
-        "launcher on a new stream (0, 1 or 4 arrays).");
+        "launcher on a new stream (0, 1 or 4 arrays): the median of "
+        "`batches` batches of `batch` calls.");
 }

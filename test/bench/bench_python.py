@@ -6,6 +6,8 @@ installed. Each figure is the median of 9 batches of 2000 calls on one
 stream, the stream synchronized after each batch (not timed); qdc's Python
 and C++ figures are the medians of seven alternating rounds, the C++ ones
 both in this process (bench_py_module.cpp) and in a process of their own.
+The Python call's cost above the C++ launcher is also taken from 101 pairs
+of single batches in this process (paired(): median and quartiles).
 
     python3 bench_python.py [path/to/bench-py-cxx]
 """
@@ -22,19 +24,38 @@ import bench_py as qb
 BATCH, BATCHES = 2000, 9
 
 
-def us_per_call(call, sync):
-    for _ in range(BATCH):  # warm-up
+def us_per_call(call, sync, batch=BATCH, batches=BATCHES):
+    for _ in range(batch):  # warm-up
         call()
     sync()
     times = []
-    for _ in range(BATCHES):
+    for _ in range(batches):
         t0 = time.perf_counter()
-        for _ in range(BATCH):
+        for _ in range(batch):
             call()
         t1 = time.perf_counter()
         sync()
-        times.append((t1 - t0) / BATCH * 1e6)
+        times.append((t1 - t0) / batch * 1e6)
     return statistics.median(times)
+
+
+def paired(calls, rounds=101, batch=500):
+    """The Python call's cost above the C++ launcher of this process, taken
+    in pairs of one batch each (their order alternating), so that the
+    machine's drift, slower than a pair, touches both sides of a difference
+    alike: the median and quartiles of the pairs' differences per argument
+    count."""
+    diffs = {n: [] for n in calls}
+    for r in range(rounds):
+        for n, call in calls.items():
+            pair = [lambda: qb.cxx_us_per_call(n, batch, 1),
+                    lambda: us_per_call(call[0], call[1], batch, 1)]
+            if r % 2:
+                pair.reverse()
+            first, second = pair[0](), pair[1]()
+            cxx, py = (second, first) if r % 2 else (first, second)
+            diffs[n].append(py - cxx)
+    return {n: statistics.quantiles(d, n=4) for n, d in diffs.items()}
 
 
 def main():
@@ -72,6 +93,16 @@ def main():
         rows[f"qdc_python_minus_cxx_inproc_args{n}_us"] = statistics.median(
             p - c for p, c in zip(rounds[f"qdc_args{n}_us"],
                                   rounds[f"cxx_inproc_args{n}_us"]))
+    # The same difference from pairs of single batches (the figure the
+    # goal is judged by): quartiles 25/50/75.
+    quartiles = paired({
+        0: (lambda: qb.args0(1, stream=s), s.synchronize),
+        1: (lambda: qb.args1(1, a, stream=s), s.synchronize),
+        4: (lambda: qb.args4(1, a, b, c, d, stream=s), s.synchronize)})
+    for n, (q1, q2, q3) in quartiles.items():
+        rows[f"qdc_python_minus_cxx_paired_args{n}_us"] = q2
+        rows[f"qdc_python_minus_cxx_paired_args{n}_q1_us"] = q1
+        rows[f"qdc_python_minus_cxx_paired_args{n}_q3_us"] = q3
     ts = torch.cuda.Stream()
     rows["qdc_args4_torchstream_us"] = us_per_call(
         lambda: qb.args4(1, a, b, c, d, stream=ts), ts.synchronize)
