@@ -25,10 +25,9 @@
 #include "qdc/CodeGen/CodeGen.h"
 #include "qdc/Support/Error.h"
 #include "qdc/Toolchain/ClangInvocation.h"
-#include "qdc/Toolchain/ReusedFiles.h"
+#include "qdc/Toolchain/PrecompiledHeader.h"
 #include "qdc/Toolchain/WarningLog.h"
 
-#include "clang/Basic/Version.h"
 #include "clang/CodeGen/CodeGenAction.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
@@ -43,7 +42,6 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
-#include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -54,7 +52,6 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 
-#include <dlfcn.h>
 #include <mutex>
 
 using namespace qdc;
@@ -416,10 +413,8 @@ std::unique_ptr<HostIR> Compiler::compileHostIR(const std::string &Source,
   }
   std::unique_ptr<HostIR> Host = compileHostIR(Source, SyntaxOnly, "");
   // The header, not the code, failed: the next compile builds it again.
-  if (!Pch.empty() && !Host->Failure) {
-    llvm::sys::fs::remove(llvm::StringRef(Pch).drop_back(4) + ".stamps");
-    llvm::sys::fs::remove(Pch);
-  }
+  if (!Pch.empty() && !Host->Failure)
+    discardPrecompiledHeader(Pch);
   return Host;
 }
 
@@ -430,102 +425,30 @@ class AllDependencies : public clang::DependencyCollector {
 };
 } // namespace
 
-/// The files of the stamps file at StampsPath, or none when one of them is
-/// not as it was.
-static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Stamps =
-      llvm::MemoryBuffer::getFile(StampsPath, /*IsText=*/true);
-  if (!Stamps)
-    return {};
-  llvm::SmallVector<llvm::StringRef, 128> Lines;
-  (*Stamps)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
-  std::vector<std::string> Files;
-  for (llvm::StringRef Line : Lines) {
-    llvm::StringRef Path = Line.split(' ').second.split(' ').second;
-    if (Path.empty() || getFileStamp(Path) != Line)
-      return {};
-    Files.push_back(Path.str());
-  }
-  return Files;
-}
-
 std::string Compiler::getLauncherPch() const {
   const ToolchainOptions &TO = Tools.getOptions();
   if (TO.PchDir.empty() || TO.PrintCommandsOnly || TO.Verbose)
     return "";
   std::lock_guard<std::mutex> Lock(PchMutex);
-  if (LauncherPch)
-    return *LauncherPch;
-  LauncherPch.emplace();
-  namespace fs = llvm::sys::fs;
-  // One per host command line but its -I folders and per Clang (whose PCH
-  // format is its own): built without the user's folders, and used unless
-  // one of them holds a file that an #include of the header's could find.
-  std::vector<std::string> Args, UserDirs;
-  for (const std::string &A : Tools.getHostArgs()) {
-    if (llvm::StringRef(A).starts_with("-I"))
-      UserDirs.push_back(A.substr(2));
-    else
-      Args.push_back(A);
-  }
-  llvm::BLAKE3 H;
-  for (llvm::StringRef Part : llvm::ArrayRef<std::string>(Args)) {
-    H.update(Part);
-    H.update(llvm::ArrayRef<uint8_t>{0});
-  }
-  H.update(clang::getClangFullVersion());
-  Dl_info Info;
-  if (dladdr(reinterpret_cast<void *>(&clang::getClangFullVersion), &Info) &&
-      Info.dli_fname)
-    H.update(getFileStamp(Info.dli_fname));
-  std::string Key = llvm::toHex(H.final(), /*LowerCase=*/true);
-  llvm::SmallString<256> Base(TO.PchDir);
-  llvm::sys::path::append(Base, Key);
-  std::string Pch = (Base + ".pch").str(), Stamps = (Base + ".stamps").str();
-  if (std::vector<std::string> Files = readCurrentStamps(Stamps);
-      !Files.empty()) {
-    if (!mayShadowIncludes(UserDirs, Files))
-      *LauncherPch = Pch;
-    return *LauncherPch;
-  }
-  // Built from a header file of its own (the PCH names it), into a
-  // temporary file renamed into place, then its stamps: a PCH without
-  // current stamps is never used.
-  llvm::SmallString<256> Header(TO.PchDir);
-  llvm::sys::path::append(Header, "qd-launcher-pch.h");
-  const char *HeaderText = "#include <qd/detail/launcher.h>\n";
-  llvm::SmallString<256> Tmp;
-  if (fs::create_directories(TO.PchDir) ||
-      (getFileStamp(Header).empty() &&
-       llvm::writeToOutput(Header,
-                           [&](llvm::raw_ostream &OS) {
-                             OS << HeaderText;
-                             return llvm::Error::success();
-                           })) ||
-      fs::createUniqueFile(Base + ".tmp-%%%%%%%%.pch", Tmp))
-    return "";
-  clang::GeneratePCHAction Action;
-  CompileJob Job{TO, Warnings, "host", /*Device=*/false, /*Quiet=*/true};
-  Job.Collector = std::make_shared<AllDependencies>();
-  Args.insert(Args.end(), {"-x", "c++-header"});
-  llvm::Error E = runClang(Args, std::string(Header), HeaderText, Action, Job,
-                           std::string(Tmp));
-  std::string Lines;
-  std::vector<std::string> Files = Job.Collector->getDependencies();
-  for (const std::string &File : Files)
-    Lines += getFileStamp(File) + "\n";
-  if (E || Lines.find("\n\n") != std::string::npos || Lines.empty() ||
-      fs::rename(Tmp, Pch) ||
-      llvm::writeToOutput(Stamps, [&](llvm::raw_ostream &OS) {
-        OS << Lines;
-        return llvm::Error::success();
-      })) {
-    llvm::consumeError(std::move(E));
-    fs::remove(Tmp);
-    return "";
-  }
-  if (!mayShadowIncludes(UserDirs, Files))
-    *LauncherPch = Pch;
+  if (!LauncherPch)
+    LauncherPch = getPrecompiledHeader(
+        TO.PchDir, "launcher", Tools.getHostArgs(),
+        "#include <qd/detail/launcher.h>\n",
+        [&](const std::vector<std::string> &Args, const std::string &Header,
+            const std::string &Out, std::vector<std::string> &Read) {
+          clang::GeneratePCHAction Action;
+          CompileJob Job{TO, Warnings, "host", /*Device=*/false,
+                         /*Quiet=*/true};
+          auto Collector = std::make_shared<AllDependencies>();
+          Job.Collector = Collector;
+          llvm::Error E =
+              runClang(Args, Header, "#include <qd/detail/launcher.h>\n",
+                       Action, Job, Out);
+          Read = Collector->getDependencies();
+          bool OK = !E;
+          llvm::consumeError(std::move(E));
+          return OK;
+        });
   return *LauncherPch;
 }
 

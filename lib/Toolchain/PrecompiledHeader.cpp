@@ -1,0 +1,135 @@
+//===- PrecompiledHeader.cpp - Headers parsed once per command line -------===//
+//
+// Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
+// See LICENSE for license information.
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// A header is built from a file of its own (the PCH names it) into a
+// temporary file renamed into place, then its stamps file: the stamp of
+// every file it read, one per line. A PCH without current stamps is never
+// used, so a header that changed is built again, and a build killed half
+// way leaves nothing that is used.
+//
+//===----------------------------------------------------------------------===//
+
+#include "qdc/Toolchain/PrecompiledHeader.h"
+#include "qdc/Toolchain/ReusedFiles.h"
+
+#include "clang/Basic/Version.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <dlfcn.h>
+
+using namespace qdc;
+namespace fs = llvm::sys::fs;
+
+/// The files of the stamps file at StampsPath, or none when one of them is
+/// not as it was.
+static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Stamps =
+      llvm::MemoryBuffer::getFile(StampsPath, /*IsText=*/true);
+  if (!Stamps)
+    return {};
+  llvm::SmallVector<llvm::StringRef, 128> Lines;
+  (*Stamps)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  std::vector<std::string> Files;
+  for (llvm::StringRef Line : Lines) {
+    llvm::StringRef Path = Line.split(' ').second.split(' ').second;
+    if (Path.empty() || getFileStamp(Path) != Line)
+      return {};
+    Files.push_back(Path.str());
+  }
+  return Files;
+}
+
+/// The key of a header: the command line without its -I folders, Name and
+/// this Clang (its version, and the library's stamp for builds that share
+/// a version).
+static std::string getKey(llvm::StringRef Name,
+                          llvm::ArrayRef<std::string> Args) {
+  llvm::BLAKE3 H;
+  H.update(Name);
+  H.update(llvm::ArrayRef<uint8_t>{0});
+  for (llvm::StringRef Part : Args) {
+    H.update(Part);
+    H.update(llvm::ArrayRef<uint8_t>{0});
+  }
+  H.update(clang::getClangFullVersion());
+  Dl_info Info;
+  if (dladdr(reinterpret_cast<void *>(&clang::getClangFullVersion), &Info) &&
+      Info.dli_fname)
+    H.update(getFileStamp(Info.dli_fname));
+  return llvm::toHex(H.final(), /*LowerCase=*/true);
+}
+
+std::string qdc::getPrecompiledHeader(llvm::StringRef Dir, llvm::StringRef Name,
+                                      llvm::ArrayRef<std::string> AllArgs,
+                                      llvm::StringRef HeaderText,
+                                      PchBuilder Build,
+                                      std::vector<std::string> *FilesOut) {
+  // Built without the user's folders, and used unless one of them holds a
+  // file that an #include of the header's could find.
+  std::vector<std::string> Args, UserDirs;
+  for (const std::string &A : AllArgs) {
+    if (llvm::StringRef(A).starts_with("-I"))
+      UserDirs.push_back(A.substr(2));
+    else
+      Args.push_back(A);
+  }
+  llvm::SmallString<256> Base(Dir);
+  llvm::sys::path::append(Base, getKey(Name, Args));
+  std::string Pch = (Base + ".pch").str(), Stamps = (Base + ".stamps").str();
+  auto Use = [&](std::vector<std::string> Files) -> std::string {
+    if (mayShadowIncludes(UserDirs, Files))
+      return "";
+    if (FilesOut)
+      *FilesOut = std::move(Files);
+    return Pch;
+  };
+  if (std::vector<std::string> Files = readCurrentStamps(Stamps);
+      !Files.empty())
+    return Use(std::move(Files));
+  llvm::SmallString<256> Header(Dir);
+  llvm::sys::path::append(Header, "qd-" + Name + "-pch.h");
+  llvm::SmallString<256> Tmp;
+  if (fs::create_directories(Dir) ||
+      (getFileStamp(Header).empty() &&
+       llvm::writeToOutput(Header,
+                           [&](llvm::raw_ostream &OS) {
+                             OS << HeaderText;
+                             return llvm::Error::success();
+                           })) ||
+      fs::createUniqueFile(Base + ".tmp-%%%%%%%%.pch", Tmp))
+    return "";
+  Args.insert(Args.end(), {"-x", "c++-header"});
+  std::vector<std::string> Files;
+  bool Built = Build(Args, std::string(Header), std::string(Tmp), Files);
+  std::string Lines;
+  for (const std::string &File : Files)
+    Lines += getFileStamp(File) + "\n";
+  if (!Built || Lines.find("\n\n") != std::string::npos || Lines.empty() ||
+      fs::rename(Tmp, Pch) ||
+      llvm::writeToOutput(Stamps, [&](llvm::raw_ostream &OS) {
+        OS << Lines;
+        return llvm::Error::success();
+      })) {
+    fs::remove(Tmp);
+    return "";
+  }
+  return Use(std::move(Files));
+}
+
+void qdc::discardPrecompiledHeader(llvm::StringRef Path) {
+  if (!Path.consume_back(".pch"))
+    return;
+  fs::remove(Path + ".stamps");
+  fs::remove(Path + ".pch");
+}
