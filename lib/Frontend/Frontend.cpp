@@ -16,12 +16,14 @@
 #include "ClangDiagSink.h"
 #include "KIRBuilder.h"
 #include "qdc/Toolchain/ClangInvocation.h"
+#include "qdc/Toolchain/PrecompiledHeader.h"
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
+#include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
@@ -31,6 +33,7 @@
 #include "clang/Lex/PreprocessorOptions.h"
 
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <deque>
@@ -183,6 +186,37 @@ public:
   std::set<std::string> System;
 };
 
+/// The prelude every parse starts with.
+constexpr llvm::StringLiteral Prelude = "qd/qd.h";
+
+/// Builds the prelude's precompiled header (PrecompiledHeader.h) with the
+/// parse's command line: nothing it reports is printed (the parse that
+/// follows reports it, from the header itself, when none is built).
+static bool buildPreludePch(const std::vector<std::string> &Args,
+                            const std::string &Header, const std::string &Out,
+                            std::vector<std::string> &Read) {
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> ArgDiags =
+      createStderrDiagnostics();
+  ArgDiags->setIgnoreAllWarnings(true);
+  std::vector<std::string> Full = Args;
+  Full.push_back(Header);
+  std::shared_ptr<clang::CompilerInvocation> Inv =
+      createCompilerInvocation(Full, *ArgDiags);
+  if (!Inv)
+    return false;
+  Inv->getFrontendOpts().OutputFile = Out;
+  clang::CompilerInstance CI;
+  CI.setInvocation(std::move(Inv));
+  CI.createDiagnostics(new clang::IgnoringDiagConsumer(),
+                       /*ShouldOwnClient=*/true);
+  auto Collector = std::make_shared<AllDependencies>();
+  CI.addDependencyCollector(Collector);
+  clang::GeneratePCHAction Action;
+  bool OK = CI.ExecuteAction(Action);
+  Read = Collector->getDependencies();
+  return OK && !CI.getDiagnostics().hasErrorOccurred();
+}
+
 struct FrontendSession::Impl {
   FrontendOptions Opts;
   std::vector<std::string> Args;
@@ -199,6 +233,9 @@ struct FrontendSession::Impl {
   std::optional<kir::Module> Module;
   std::shared_ptr<AllDependencies> Dependencies =
       std::make_shared<AllDependencies>();
+  /// What the prelude's precompiled header was built from, when one is
+  /// used: dependencies the parse itself does not read.
+  std::vector<std::string> PreludeFiles;
 
   explicit Impl(FrontendOptions O) : Opts(std::move(O)) {
     int Color = Opts.Tools->getOptions().Color;
@@ -285,6 +322,7 @@ std::optional<kir::Module> FrontendSession::parseSource() {
   if (Inputs.size() != 1)
     return std::nullopt;
   CI.addDependencyCollector(P->Dependencies);
+  usePreludePch();
   P->Action = std::make_unique<KIRAction>(*P->Sink, *P->Diags, P->Module,
                                           P->Opts.CheckDeviceCode);
   if (!P->Action->BeginSourceFile(CI, Inputs[0]))
@@ -297,6 +335,39 @@ std::optional<kir::Module> FrontendSession::parseSource() {
   if (CI.getDiagnostics().hasErrorOccurred() && !P->Module)
     return std::nullopt;
   return std::move(P->Module);
+}
+
+void FrontendSession::usePreludePch() {
+  const ToolchainOptions &TO = P->Opts.Tools->getOptions();
+  if (TO.PchDir.empty() || TO.PrintCommandsOnly || TO.Verbose)
+    return;
+  // The parse's command line without its input, its colors and the -include
+  // options: the prelude's comes first, the user's after it.
+  std::vector<std::string> Args;
+  for (size_t I = 0; I + 1 < P->Args.size(); ++I) {
+    llvm::StringRef A = P->Args[I];
+    if (A == "-include" && I + 2 < P->Args.size()) {
+      ++I;
+      continue;
+    }
+    if (A != "-fcolor-diagnostics" && A != "-fno-color-diagnostics")
+      Args.push_back(A.str());
+  }
+  std::vector<std::string> Files;
+  std::string Pch = getPrecompiledHeader(
+      TO.PchDir, "prelude", Args,
+      ("#include <" + Prelude + ">\n").str(), buildPreludePch, &Files);
+  if (Pch.empty())
+    return;
+  clang::PreprocessorOptions &PPO = P->CI.getPreprocessorOpts();
+  auto It = llvm::find(PPO.Includes, Prelude);
+  if (It == PPO.Includes.end())
+    return;
+  PPO.Includes.erase(It);
+  PPO.ImplicitPCHInclude = Pch;
+  for (std::string &F : Files)
+    if (!llvm::StringRef(F).starts_with(TO.PchDir))
+      P->PreludeFiles.push_back(std::move(F));
 }
 
 DiagEngine &FrontendSession::getDiags() { return *P->Diags; }
@@ -355,8 +426,17 @@ const std::vector<std::string> &FrontendSession::getClangArgs() const {
 std::vector<std::string>
 FrontendSession::getDependencies(bool IncludeSystem) const {
   std::vector<std::string> Out = {P->Opts.InputFile};
+  llvm::StringRef PchDir = P->Opts.Tools->getOptions().PchDir;
+  // The prelude's files (all in system folders) where the parse read them:
+  // first, as its -include.
+  std::set<std::string> Seen;
+  if (IncludeSystem)
+    for (const std::string &D : P->PreludeFiles)
+      if (Seen.insert(D).second)
+        Out.push_back(D);
   for (const std::string &D : P->Dependencies->getDependencies())
-    if (D != P->Opts.InputFile &&
+    if (D != P->Opts.InputFile && !Seen.count(D) &&
+        (PchDir.empty() || !llvm::StringRef(D).starts_with(PchDir)) &&
         (IncludeSystem || !P->Dependencies->System.count(D)))
       Out.push_back(D);
   return Out;

@@ -8,7 +8,8 @@
 // temporary file renamed into place, then its stamps file: the stamp of
 // every file it read, one per line. A PCH without current stamps is never
 // used, so a header that changed is built again, and a build killed half
-// way leaves nothing that is used.
+// way leaves nothing that is used. The stamps end with the header's own, so
+// that a header changed or damaged since it was built is built again.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,9 +32,10 @@
 using namespace qdc;
 namespace fs = llvm::sys::fs;
 
-/// The files of the stamps file at StampsPath, or none when one of them is
-/// not as it was.
-static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath) {
+/// The files of the stamps file at StampsPath but the header Pch itself,
+/// or none when one of them is not as it was.
+static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath,
+                                                  llvm::StringRef Pch) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Stamps =
       llvm::MemoryBuffer::getFile(StampsPath, /*IsText=*/true);
   if (!Stamps)
@@ -45,7 +47,8 @@ static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath) {
     llvm::StringRef Path = Line.split(' ').second.split(' ').second;
     if (Path.empty() || getFileStamp(Path) != Line)
       return {};
-    Files.push_back(Path.str());
+    if (Path != Pch)
+      Files.push_back(Path.str());
   }
   return Files;
 }
@@ -94,7 +97,7 @@ std::string qdc::getPrecompiledHeader(llvm::StringRef Dir, llvm::StringRef Name,
       *FilesOut = std::move(Files);
     return Pch;
   };
-  if (std::vector<std::string> Files = readCurrentStamps(Stamps);
+  if (std::vector<std::string> Files = readCurrentStamps(Stamps, Pch);
       !Files.empty())
     return Use(std::move(Files));
   llvm::SmallString<256> Header(Dir);
@@ -115,10 +118,12 @@ std::string qdc::getPrecompiledHeader(llvm::StringRef Dir, llvm::StringRef Name,
   std::string Lines;
   for (const std::string &File : Files)
     Lines += getFileStamp(File) + "\n";
+  // The header's own stamp last: one changed or damaged since is built
+  // again.
   if (!Built || Lines.find("\n\n") != std::string::npos || Lines.empty() ||
       fs::rename(Tmp, Pch) ||
       llvm::writeToOutput(Stamps, [&](llvm::raw_ostream &OS) {
-        OS << Lines;
+        OS << Lines << getFileStamp(Pch) << "\n";
         return llvm::Error::success();
       })) {
     fs::remove(Tmp);

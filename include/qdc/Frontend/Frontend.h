@@ -89,6 +89,9 @@ public:
 
 private:
   std::optional<kir::Module> parseSource();
+  /// With a compile cache folder: the prelude from its precompiled header
+  /// instead of its -include.
+  void usePreludePch();
   struct Impl;
   std::unique_ptr<Impl> P;
 };
