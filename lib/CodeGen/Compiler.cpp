@@ -15,6 +15,7 @@
 
 #include "Compiler.h"
 #include "DeviceLinkage.h"
+#include "HostParts.h"
 #include "ImplicitHostDevice.h"
 #include "LLVMWorkarounds.h"
 #include "LatencyVersions.h"
@@ -587,12 +588,28 @@ Compiler::emitHostObject(HostIR &Host,
   if (!Target)
     return makeError("no code generator for " + Mod.getTargetTriple() + ": " +
                      Error);
-  llvm::TargetOptions TO;
-  std::unique_ptr<llvm::TargetMachine> TM(Target->createTargetMachine(
-      Mod.getTargetTriple(), Tools.getHostCPU(), "", TO, llvm::Reloc::PIC_,
-      std::nullopt,
-      Tools.getOptions().OptLevel == 0 ? llvm::CodeGenOptLevel::None
-                                       : llvm::CodeGenOptLevel::Aggressive));
+  auto MakeTarget = [&] {
+    return std::unique_ptr<llvm::TargetMachine>(Target->createTargetMachine(
+        Mod.getTargetTriple(), Tools.getHostCPU(), "", llvm::TargetOptions(),
+        llvm::Reloc::PIC_, std::nullopt,
+        Tools.getOptions().OptLevel == 0 ? llvm::CodeGenOptLevel::None
+                                         : llvm::CodeGenOptLevel::Aggressive));
+  };
+  // A large module is made in two parts side by side (HostParts.h), where
+  // ld.lld joins them.
+  if (!Tools.getLld().empty() && shouldEmitInParts(Mod))
+    return emitInParts(
+        Mod, Tools.getThreads(), MakeTarget,
+        [&](const std::string &A, const std::string &B) {
+          return runTool(
+              {{&A, "o"}, {&B, "o"}}, "o",
+              [&](llvm::ArrayRef<std::string> In, llvm::StringRef Out) {
+                return std::vector<std::string>{Tools.getLld(), "-r", "-o",
+                                                Out.str(), In[0], In[1]};
+              },
+              "the host object");
+        });
+  std::unique_ptr<llvm::TargetMachine> TM = MakeTarget();
   Mod.setDataLayout(TM->createDataLayout());
   llvm::SmallString<0> Object;
   llvm::raw_svector_ostream OS(Object);

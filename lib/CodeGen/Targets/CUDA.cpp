@@ -159,11 +159,13 @@ public:
         Args.push_back("-lineinfo");
       if (TO.ResourceUsage)
         Args.push_back("-v");
-      // Its work is per entry function: several are optimized at once.
-      unsigned Threads = Tools.getThreads();
-      if (Threads > 1 && llvm::StringRef(Ptx).count(".entry ") > 1 &&
+      // Its work is per entry function: several are optimized at once, on
+      // as many threads as the machine has. The SASS records ptxas's
+      // options, so the count is the same whatever --threads says: the
+      // object is the same byte for byte.
+      if (llvm::StringRef(Ptx).count(".entry ") > 1 &&
           Tools.ptxasAccepts("--split-compile"))
-        Args.insert(Args.end(), {"--split-compile", std::to_string(Threads)});
+        Args.insert(Args.end(), {"--split-compile", "0"});
       Args.insert(Args.end(), TO.PtxasArgs.begin(), TO.PtxasArgs.end());
       return Args;
     };
