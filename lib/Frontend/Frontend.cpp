@@ -33,7 +33,6 @@
 #include "clang/Lex/PreprocessorOptions.h"
 
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <deque>
