@@ -48,12 +48,12 @@ bool codegen::shouldEmitInParts(const llvm::Module &M) {
 }
 
 /// The machine code of one part, from its bitcode.
-static llvm::Expected<std::string>
-emitPart(llvm::StringRef Bitcode,
-         llvm::function_ref<std::unique_ptr<llvm::TargetMachine>()> MakeTarget) {
+static llvm::Expected<std::string> emitPart(
+    llvm::StringRef Bitcode,
+    llvm::function_ref<std::unique_ptr<llvm::TargetMachine>()> MakeTarget) {
   llvm::LLVMContext Ctx;
-  llvm::Expected<std::unique_ptr<llvm::Module>> Part = llvm::parseBitcodeFile(
-      llvm::MemoryBufferRef(Bitcode, "host part"), Ctx);
+  llvm::Expected<std::unique_ptr<llvm::Module>> Part =
+      llvm::parseBitcodeFile(llvm::MemoryBufferRef(Bitcode, "host part"), Ctx);
   if (!Part)
     return Part.takeError();
   std::unique_ptr<llvm::TargetMachine> TM = MakeTarget();
@@ -65,15 +65,14 @@ emitPart(llvm::StringRef Bitcode,
   llvm::legacy::PassManager PM;
   if (TM->addPassesToEmitFile(PM, OS, nullptr,
                               llvm::CodeGenFileType::ObjectFile))
-    return makeError("cannot emit an object for " +
-                     (*Part)->getTargetTriple());
+    return makeError("cannot emit an object for " + (*Part)->getTargetTriple());
   PM.run(**Part);
   return std::string(Object.str());
 }
 
 /// Object with the symbols Names made local.
-static llvm::Expected<std::string>
-localize(const std::string &Object, llvm::ArrayRef<std::string> Names) {
+static llvm::Expected<std::string> localize(const std::string &Object,
+                                            llvm::ArrayRef<std::string> Names) {
   llvm::objcopy::ConfigManager Config;
   for (const std::string &Name : Names)
     if (llvm::Error E = Config.Common.SymbolsToLocalize.addMatcher(
@@ -82,8 +81,7 @@ localize(const std::string &Object, llvm::ArrayRef<std::string> Names) {
                 [](llvm::Error E) { return E; })))
       return std::move(E);
   llvm::Expected<std::unique_ptr<llvm::object::Binary>> Binary =
-      llvm::object::createBinary(
-          llvm::MemoryBufferRef(Object, "host object"));
+      llvm::object::createBinary(llvm::MemoryBufferRef(Object, "host object"));
   if (!Binary)
     return Binary.takeError();
   std::string Out;
