@@ -1,4 +1,4 @@
-//===- PrecompiledHeader.h - Headers parsed once -----------------*- C++ -*-===//
+//===- PrecompiledHeader.h - Headers parsed once ----------------*- C++ -*-===//
 //
 // Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
