@@ -113,8 +113,8 @@ bool CallGuard::active() { return Calls.Depth > 0; }
 void CallGuard::pin(uint64_t Generation) {
   if (Calls.Depth != 1 || !Generation)
     return;
-  Calls.Pinned = !Calls.Pinned || Calls.Pinned == Generation ? Generation
-                                                             : PinMismatch;
+  Calls.Pinned =
+      !Calls.Pinned || Calls.Pinned == Generation ? Generation : PinMismatch;
 }
 
 void CallGuard::checkPins(uint64_t Generation, const char *What,

@@ -23,8 +23,8 @@
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
-#include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/FrontendActions.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
 #include "clang/Frontend/Utils.h"
 #include "clang/Lex/MacroInfo.h"
@@ -353,9 +353,9 @@ void FrontendSession::usePreludePch() {
       Args.push_back(A.str());
   }
   std::vector<std::string> Files;
-  std::string Pch = getPrecompiledHeader(
-      TO.PchDir, "prelude", Args,
-      ("#include <" + Prelude + ">\n").str(), buildPreludePch, &Files);
+  std::string Pch = getPrecompiledHeader(TO.PchDir, "prelude", Args,
+                                         ("#include <" + Prelude + ">\n").str(),
+                                         buildPreludePch, &Files);
   if (Pch.empty())
     return;
   clang::PreprocessorOptions &PPO = P->CI.getPreprocessorOpts();
