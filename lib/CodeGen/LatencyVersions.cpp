@@ -7,7 +7,10 @@
 // The entries are the module's external functions whose names end in the
 // latency suffix (after DeviceLinkage only kernels are external); their
 // loops are found as the front end left them, before any pass reshapes
-// them, and keep the mark through inlining and rotation.
+// them, and keep the mark through inlining and rotation. Only loops that
+// touch memory (or call a function, which may) are marked: a loop that
+// computes in registers alone (a dependent arithmetic chain) is the same
+// in both versions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,13 +18,41 @@
 #include "Names.h"
 
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Function.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 
 using namespace qdc::codegen;
 
 namespace {
+
+/// Whether L reads or writes memory beyond the function's locals, or may
+/// (a call): loops that only compute in registers (a dependent arithmetic
+/// chain) gain nothing from more loads in flight, and keep LLVM's
+/// unrolling, which -ffast-math can fold into fewer operations.
+bool touchesMemory(const llvm::Loop &L) {
+  for (const llvm::BasicBlock *BB : L.blocks())
+    for (const llvm::Instruction &I : *BB) {
+      if (const auto *Call = llvm::dyn_cast<llvm::CallBase>(&I)) {
+        if (!llvm::isa<llvm::IntrinsicInst>(Call) ||
+            Call->mayReadOrWriteMemory())
+          return true;
+        continue;
+      }
+      const llvm::Value *Pointer = llvm::getLoadStorePointerOperand(&I);
+      if (!Pointer) {
+        if (I.mayReadOrWriteMemory())
+          return true;
+        continue;
+      }
+      if (!llvm::isa<llvm::AllocaInst>(llvm::getUnderlyingObject(Pointer)))
+        return true;
+    }
+  return false;
+}
 
 class LatencyVersionsPass : public llvm::PassInfoMixin<LatencyVersionsPass> {
 public:
@@ -39,6 +70,8 @@ public:
           C, llvm::MDString::get(C, "llvm.loop.unroll.runtime.disable"));
       for (llvm::Loop *L :
            FAM.getResult<llvm::LoopAnalysis>(F).getLoopsInPreorder()) {
+        if (!touchesMemory(*L))
+          continue;
         L->setLoopID(llvm::makePostTransformationMetadata(C, L->getLoopID(), {},
                                                           {Disable}));
         Changed = true;

@@ -13,7 +13,11 @@
 // flight, which ptxas gives when it unrolls the loop itself (a transposed
 // matrix-vector product, 32 blocks: 3.43 -> 2.13 ms on an H200, where
 // nvcc's takes 1.79; the same without the version on a GEMM of 16,384
-// blocks: 2.73 -> 4.91 ms). Private to lib/CodeGen.
+// blocks: 2.73 -> 4.91 ms). Only loops that touch memory differ: a loop
+// that computes in registers alone is the same in both (the spin chain of
+// test/bench/spin.qd, one block, ran its latency version one multiply-add
+// per step, 7.8x slower with -ffast-math, until 2026-11-27). Private to
+// lib/CodeGen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +29,8 @@
 namespace qdc::codegen {
 
 /// Adds to MPM a pass that marks every loop of a latency version's entry
-/// `llvm.loop.unroll.runtime.disable`; it belongs at the start of the
-/// pipeline, after the device's internalization.
+/// that touches memory `llvm.loop.unroll.runtime.disable`; it belongs at
+/// the start of the pipeline, after the device's internalization.
 void addLatencyVersions(llvm::ModulePassManager &MPM);
 
 } // namespace qdc::codegen
