@@ -430,11 +430,12 @@ std::string Compiler::getLauncherPch() const {
   const ToolchainOptions &TO = Tools.getOptions();
   if (TO.PchDir.empty() || TO.PrintCommandsOnly || TO.Verbose)
     return "";
+  static constexpr llvm::StringLiteral Text =
+      "#include <qd/detail/launcher.h>\n";
   std::lock_guard<std::mutex> Lock(PchMutex);
   if (!LauncherPch)
     LauncherPch = getPrecompiledHeader(
-        TO.PchDir, "launcher", Tools.getHostArgs(),
-        "#include <qd/detail/launcher.h>\n",
+        TO.PchDir, "launcher", Tools.getHostArgs(), Text,
         [&](const std::vector<std::string> &Args, const std::string &Header,
             const std::string &Out, std::vector<std::string> &Read) {
           clang::GeneratePCHAction Action;
@@ -443,8 +444,7 @@ std::string Compiler::getLauncherPch() const {
           auto Collector = std::make_shared<AllDependencies>();
           Job.Collector = Collector;
           llvm::Error E =
-              runClang(Args, Header, "#include <qd/detail/launcher.h>\n",
-                       Action, Job, Out);
+              runClang(Args, Header, std::string(Text), Action, Job, Out);
           Read = Collector->getDependencies();
           bool OK = !E;
           llvm::consumeError(std::move(E));
