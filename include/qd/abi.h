@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 9u
+#define QDRT_ABI_VERSION 10u
 
 /**
  * The device a call names when it names none: the calling thread's current
@@ -84,7 +84,16 @@ typedef struct qdrt_task_desc {
    * where there are too few threads to hide their latency).
    */
   const char *latency_name;
+  uint32_t flags; /**< QDRT_TASK_TILED, or 0 */
 } qdrt_task_desc;
+
+/**
+ * The task's loop runs in tiles (`qd::loop_config({.block_dim = {x, y}})`):
+ * each block of a GPU grid takes a contiguous span of tiles, so the runtime
+ * gives it a finer grid than a grid-stride loop's, which keeps the last
+ * blocks to finish short.
+ */
+#define QDRT_TASK_TILED 1u
 
 /** The flag of a do_while loop is a field (flag_field), not a parameter. */
 #define QDRT_FLAG_IN_ARGS UINT32_MAX

@@ -98,6 +98,7 @@ private:
            << (WithDevice && names::hasLatencyEntry(Tk)
                    ? "\"" + names::latencyEntry(Tk) + "\""
                    : std::string("nullptr"))
+           << (Tk.BlockShape.empty() ? "" : ", .flags = QDRT_TASK_TILED")
            << "},\n";
     OS << "};\n";
   }

@@ -219,6 +219,15 @@ constexpr unsigned DefaultBlock = 128;
 /// At most this many blocks per multiprocessor: the most a multiprocessor
 /// of these GPUs keeps resident at once; more would wait for a later wave.
 constexpr uint64_t BlocksPerMultiprocessor = 32;
+/// A tiled task's (QDRT_TASK_TILED) ceiling instead: its blocks run
+/// contiguous spans of tiles, not a fine interleaving, so the blocks of the
+/// last wave finish apart by up to a whole span; twice as many blocks halve
+/// the spans. 2026-11-27, NVIDIA H100, the kernel suite (three rounds taking
+/// turns, performance.md "Tiles"): GEMM 2.744 -> 2.612 ms, SYR2K 70.85 ->
+/// 69.74, FDTD-2D 2.98 -> 2.94, Jacobi-2D 1.35 -> 1.33, the 2-D convolution
+/// 0.31 -> 0.30, the 3-D one unchanged; 4x (128) helped GEMM, SYR2K and the
+/// convolution in 2-D more but slowed Jacobi-2D and the 3-D convolution.
+constexpr uint64_t TiledBlocksPerMultiprocessor = 64;
 /// At most this many blocks in all: a grid every GPU accepts.
 constexpr uint64_t MaxGridBlocks = 65535;
 
@@ -235,10 +244,10 @@ constexpr uint64_t MaxGridBlocks = 65535;
 /// is rounded up without overflowing, and a launch of no iterations still
 /// runs one block (whose loop does nothing).
 inline unsigned gridBlocks(uint64_t Iterations, unsigned Block,
-                           int Multiprocessors) {
+                           int Multiprocessors,
+                           uint64_t PerMultiprocessor = BlocksPerMultiprocessor) {
   uint64_t Needed = Iterations / Block + (Iterations % Block != 0);
-  uint64_t Filling =
-      uint64_t(std::max(Multiprocessors, 1)) * BlocksPerMultiprocessor;
+  uint64_t Filling = uint64_t(std::max(Multiprocessors, 1)) * PerMultiprocessor;
   return static_cast<unsigned>(
       std::clamp<uint64_t>(std::min(Needed, Filling), 1, MaxGridBlocks));
 }
@@ -399,7 +408,10 @@ public:
               const void *Args, size_t ArgSize, Handle S) override {
     makeCurrent();
     unsigned Block = T.block_dim ? T.block_dim : DefaultBlock;
-    unsigned Grid = gridBlocks(Iterations, Block, Gpu.Multiprocessors);
+    unsigned Grid = gridBlocks(Iterations, Block, Gpu.Multiprocessors,
+                               T.flags & QDRT_TASK_TILED
+                                   ? TiledBlocksPerMultiprocessor
+                                   : BlocksPerMultiprocessor);
     // The task's parameters: its argument struct, if any, then the count.
     void *Params[2] = {};
     unsigned N = 0;

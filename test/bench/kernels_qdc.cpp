@@ -120,16 +120,20 @@ int main() {
     Y1.copy_from(matrix(1, N, 2));
     Y2.copy_from(matrix(1, N, 3));
     std::vector<float> X10 = matrix(1, N, 4), X20 = matrix(1, N, 5);
-    measure(
-        "mvt",
-        [&] {
-          X1.copy_from(X10);
-          X2.copy_from(X20);
-        },
-        [&] { kernels::mvt(X1, X2, A, Y1, Y2, On); }, S);
-    std::vector<float> Both = X1.to_vector(), Second = X2.to_vector();
-    Both.insert(Both.end(), Second.begin(), Second.end());
-    printSum("mvt", Both);
+    auto Mvt = [&](const char *Name, auto Kernel) {
+      measure(
+          Name,
+          [&] {
+            X1.copy_from(X10);
+            X2.copy_from(X20);
+          },
+          [&] { Kernel(X1, X2, A, Y1, Y2, On); }, S);
+      std::vector<float> Both = X1.to_vector(), Second = X2.to_vector();
+      Both.insert(Both.end(), Second.begin(), Second.end());
+      printSum(Name, Both);
+    };
+    Mvt("mvt", [](auto &&...Args) { kernels::mvt(Args...); });
+    Mvt("mvt_serial", [](auto &&...Args) { kernels::mvt_serial(Args...); });
   }
   {
     int64_t N = LuN;

@@ -426,6 +426,10 @@ TEST_F(GpuDeviceTest, GridFillsTheDeviceAndGridStrideLoopsDoTheRest) {
   EXPECT_EQ(gridBlocks(1000000000, 128, 1000000), 65535u);
   EXPECT_EQ(gridBlocks(0, 128, 4), 1u);
   EXPECT_EQ(gridBlocks(1000, 128, 0), 8u);
+  // A tiled task's ceiling is its own.
+  EXPECT_EQ(gridBlocks(1000000000, 128, 4, TiledBlocksPerMultiprocessor),
+            256u);
+  EXPECT_EQ(gridBlocks(1000, 128, 4, TiledBlocksPerMultiprocessor), 8u);
 }
 
 TEST_F(GpuDeviceTest, LaunchPassesTheArgumentsThenTheCount) {
@@ -444,6 +448,14 @@ TEST_F(GpuDeviceTest, LaunchPassesTheArgumentsThenTheCount) {
   EXPECT_EQ(Fake.Grid, 4u);
   EXPECT_EQ(Fake.Params[1], nullptr) << "no argument struct to pass";
   EXPECT_EQ(Fake.Iterations, 1000u);
+
+  // A tiled task gets twice the grid of a grid-stride loop on a full device.
+  Task.block_dim = 128;
+  D.launch(nullptr, Task, 100000000, nullptr, 0, nullptr);
+  EXPECT_EQ(Fake.Grid, 128u);
+  Task.flags = QDRT_TASK_TILED;
+  D.launch(nullptr, Task, 100000000, nullptr, 0, nullptr);
+  EXPECT_EQ(Fake.Grid, 256u);
 }
 
 TEST_F(GpuDeviceTest, MemoryAddressesRoundTrip) {
