@@ -3,6 +3,7 @@
 #include "tiles.qd.h"
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -109,6 +110,29 @@ int main() {
     for (float V : P)
       Spread |= V != P[0];
     C.that("random numbers differ", Spread);
+  }
+  for (auto [I0, J0] :
+       {std::pair<int64_t, int64_t>{-5, -37}, {9, 33}, {-8, 1}, {1, -1}}) {
+    const int64_t Rows = 29, Cols = 71;
+    qd::Ndarray<int32_t, 2> Hits({Rows, Cols});
+    Hits.fill(0);
+    tiles::tile_shifted(Hits, I0, J0);
+    C.all("tile_shifted", Hits.to_vector(), [&](size_t K) {
+      int64_t I = I0 + int64_t(K) / Cols, J = J0 + int64_t(K) % Cols;
+      return int32_t(1 + (I & 7) + (J & 31) * 8);
+    });
+  }
+  {
+    qd::Ndarray<float, 2> Tiled({50, 70}), Plain({50, 70});
+    Tiled.fill(-1.0f);
+    Plain.fill(-1.0f);
+    qd::set_random_seed(12);
+    tiles::draw_tiled_from(Tiled, 3, 33);
+    qd::set_random_seed(12);
+    tiles::draw_plain_from(Plain, 3, 33);
+    std::vector<float> P = Plain.to_vector();
+    C.all("random in shifted tiles", Tiled.to_vector(),
+          [&](size_t K) { return P[K]; });
   }
   return C.finish();
 }
