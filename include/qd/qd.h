@@ -183,7 +183,10 @@ template <typename T, int64_t... Dims> struct field {
     return dims[d];
   }
   T &operator[](int64_t i) const noexcept;
-  template <typename... Is> T &operator()(Is... indices) const noexcept;
+  /// One index per dimension (a wrong count is an error at the call).
+  template <typename... Is>
+  requires(sizeof...(Is) == sizeof...(Dims))
+  T &operator()(Is... indices) const noexcept;
   /// An integer vector, one component per dimension: `a[qd::ivec2{i, j}]`.
   template <typename I>
   requires std::is_integral_v<I>
@@ -198,7 +201,10 @@ template <typename T, int Dims> struct ndarray {
   static constexpr int rank = Dims;
   int64_t shape(int d) const noexcept;
   T &operator[](int64_t i) const noexcept;
-  template <typename... Is> T &operator()(Is... indices) const noexcept;
+  /// One index per dimension (a wrong count is an error at the call).
+  template <typename... Is>
+  requires(sizeof...(Is) == Dims)
+  T &operator()(Is... indices) const noexcept;
   /// An integer vector, one component per dimension: `x[qd::ivec2{i, j}]`.
   template <typename I>
   requires std::is_integral_v<I>
