@@ -8,8 +8,11 @@
 // temporary file renamed into place, then its stamps file: the stamp of
 // every file it read, one per line. A PCH without current stamps is never
 // used, so a header that changed is built again, and a build killed half
-// way leaves nothing that is used. The stamps end with the header's own, so
-// that a header changed or damaged since it was built is built again.
+// way leaves nothing that is used. The stamps end with the header's own and
+// a hash of its bytes, so that a header changed or damaged since it was
+// built is built again, even one damaged in place with its size and time
+// kept: Clang does not check what it reads from a PCH, and a damaged one
+// made a compile fail with "uleb128 too big for uint64" or never end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,14 +29,30 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <dlfcn.h>
 
 using namespace qdc;
 namespace fs = llvm::sys::fs;
 
+/// The last line of a stamps file: "content " and the hash of the header's
+/// bytes (xxh3, about a millisecond for the launcher's 8 MB), or "" when it
+/// cannot be read.
+static std::string getContentLine(llvm::StringRef Pch) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Bytes =
+      llvm::MemoryBuffer::getFile(Pch, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (!Bytes)
+    return "";
+  return "content " +
+         llvm::utohexstr(llvm::xxh3_64bits((*Bytes)->getBuffer()),
+                         /*LowerCase=*/true);
+}
+
 /// The files of the stamps file at StampsPath but the header Pch itself,
-/// or none when one of them is not as it was.
+/// or none when one of them is not as it was, or the header's bytes are
+/// not those it was built with.
 static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath,
                                                   llvm::StringRef Pch) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Stamps =
@@ -42,6 +61,10 @@ static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath,
     return {};
   llvm::SmallVector<llvm::StringRef, 128> Lines;
   (*Stamps)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
+  if (Lines.empty() || !Lines.back().starts_with("content ") ||
+      getContentLine(Pch) != Lines.back())
+    return {};
+  Lines.pop_back();
   std::vector<std::string> Files;
   for (llvm::StringRef Line : Lines) {
     llvm::StringRef Path = Line.split(' ').second.split(' ').second;
@@ -118,12 +141,13 @@ std::string qdc::getPrecompiledHeader(llvm::StringRef Dir, llvm::StringRef Name,
   std::string Lines;
   for (const std::string &File : Files)
     Lines += getFileStamp(File) + "\n";
-  // The header's own stamp last: one changed or damaged since is built
-  // again.
+  // The header's own stamp and its bytes' hash last: one changed or
+  // damaged since is built again.
+  std::string Content = Built ? getContentLine(Tmp) : "";
   if (!Built || Lines.find("\n\n") != std::string::npos || Lines.empty() ||
-      fs::rename(Tmp, Pch) ||
+      Content.empty() || fs::rename(Tmp, Pch) ||
       llvm::writeToOutput(Stamps, [&](llvm::raw_ostream &OS) {
-        OS << Lines << getFileStamp(Pch) << "\n";
+        OS << Lines << getFileStamp(Pch) << "\n" << Content << "\n";
         return llvm::Error::success();
       })) {
     fs::remove(Tmp);
