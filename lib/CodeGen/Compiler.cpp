@@ -443,8 +443,13 @@ std::string Compiler::getLauncherPch() const {
                          /*Quiet=*/true};
           auto Collector = std::make_shared<AllDependencies>();
           Job.Collector = Collector;
+          // The header's own pending instantiations are made once, here,
+          // not by every compile that starts from it: the host code's
+          // check of a one-kernel file 285 M -> 73 M instructions.
+          std::vector<std::string> PchArgs = Args;
+          PchArgs.push_back("-fpch-instantiate-templates");
           llvm::Error E =
-              runClang(Args, Header, std::string(Text), Action, Job, Out);
+              runClang(PchArgs, Header, std::string(Text), Action, Job, Out);
           Read = Collector->getDependencies();
           bool OK = !E;
           llvm::consumeError(std::move(E));
