@@ -236,22 +236,6 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
   return llvm::Error::success();
 }
 
-/// Runs Action as runClang does and returns what it wrote, through a
-/// temporary file ending in Ext; What names the output in errors.
-static llvm::Expected<std::string>
-runClangToBuffer(std::vector<std::string> Args, const std::string &InputName,
-                 const std::string &Source, clang::FrontendAction &Action,
-                 const CompileJob &Job, const char *Ext,
-                 const llvm::Twine &What) {
-  TempFile Out;
-  if (llvm::Error E = Out.create(Ext))
-    return std::move(E);
-  if (llvm::Error E =
-          runClang(std::move(Args), InputName, Source, Action, Job, Out.path()))
-    return std::move(E);
-  return Out.read(What);
-}
-
 /// Runs a program; its output goes into the error when it fails.
 static llvm::Error runProgram(llvm::ArrayRef<std::string> Args,
                               const ToolchainOptions &TO,
@@ -290,30 +274,109 @@ static llvm::Error runProgram(llvm::ArrayRef<std::string> Args,
   return makeError(llvm::sys::path::filename(Args[0]) + " failed: " + Why);
 }
 
+namespace {
+/// Every file a compile reads, system headers too.
+class AllDependencies : public clang::DependencyCollector {
+  bool needSystemDependencies() override { return true; }
+};
+} // namespace
+
 llvm::Expected<std::string>
 Compiler::compileDevice(const std::string &Source, const DeviceHooks &T,
                         const OffloadTarget &Target, DeviceOutput Output,
                         const char *Ext, const llvm::Twine &What) const {
   std::vector<std::string> Args = T.getDeviceArgs(Tools, Target);
-  std::unique_ptr<clang::FrontendAction> Action;
   switch (Output) {
   case DeviceOutput::Assembly:
     Args.push_back("-S");
-    Action = std::make_unique<clang::EmitAssemblyAction>();
     break;
   case DeviceOutput::LLVM:
     Args.insert(Args.end(), {"-S", "-emit-llvm"});
-    Action = std::make_unique<clang::EmitLLVMAction>();
     break;
   case DeviceOutput::Object:
     Args.push_back("-c");
-    Action = std::make_unique<clang::EmitObjAction>();
     break;
   }
-  auto Wrapped = withImplicitHostDevice(std::move(Action));
-  return runClangToBuffer(
-      Args, getSourceName(InputPath, T, Target), Source, *Wrapped,
-      {Tools.getOptions(), Warnings, Target.getName()}, Ext, What);
+  auto MakeAction = [Output]() -> std::unique_ptr<clang::FrontendAction> {
+    std::unique_ptr<clang::FrontendAction> Action;
+    if (Output == DeviceOutput::Assembly)
+      Action = std::make_unique<clang::EmitAssemblyAction>();
+    else if (Output == DeviceOutput::LLVM)
+      Action = std::make_unique<clang::EmitLLVMAction>();
+    else
+      Action = std::make_unique<clang::EmitObjAction>();
+    return withImplicitHostDevice(std::move(Action));
+  };
+  TempFile Out;
+  if (llvm::Error E = Out.create(Ext))
+    return std::move(E);
+  if (llvm::Error E =
+          runDeviceClang(Args, Source, T, Target, MakeAction, Out.path()))
+    return std::move(E);
+  return Out.read(What);
+}
+
+std::string Compiler::getDevicePch(const DeviceHooks &T,
+                                   const OffloadTarget &Target) const {
+  const ToolchainOptions &TO = Tools.getOptions();
+  if (TO.PchDir.empty() || TO.PrintCommandsOnly || TO.Verbose)
+    return "";
+  std::vector<std::string> Args = T.getDeviceArgs(Tools, Target);
+  std::string Text = ("#include <" + T.getPrelude() + ">\n").str();
+  std::lock_guard<std::mutex> Lock(DevicePchMutex);
+  auto [It, New] = DevicePchs.try_emplace(Target.getName());
+  if (New)
+    It->second = getPrecompiledHeader(
+        TO.PchDir, "device-" + Target.getName(), Args, Text,
+        [&](const std::vector<std::string> &Args, const std::string &Header,
+            const std::string &Out, std::vector<std::string> &Read) {
+          clang::GeneratePCHAction Action;
+          CompileJob Job{TO, Warnings, Target.getName(), /*Device=*/true,
+                         /*Quiet=*/true};
+          auto Collector = std::make_shared<AllDependencies>();
+          Job.Collector = Collector;
+          llvm::Error E = runClang(Args, Header, Text, Action, Job, Out);
+          Read = Collector->getDependencies();
+          bool OK = !E;
+          llvm::consumeError(std::move(E));
+          return OK;
+        },
+        nullptr, T.getLanguage());
+  return It->second;
+}
+
+llvm::Error Compiler::runDeviceClang(
+    const std::vector<std::string> &Args, const std::string &Source,
+    const DeviceHooks &T, const OffloadTarget &Target,
+    llvm::function_ref<std::unique_ptr<clang::FrontendAction>()> MakeAction,
+    const std::string &OutputPath) const {
+  std::string InputName = getSourceName(InputPath, T, Target);
+  CompileJob Job{Tools.getOptions(), Warnings, Target.getName()};
+  std::string Pch = getDevicePch(T, Target);
+  if (!Pch.empty()) {
+    DeferredWarnings Held;
+    CompileJob WithPch = Job;
+    WithPch.Pch = Pch;
+    WithPch.Deferred = &Held;
+    std::unique_ptr<clang::FrontendAction> Action = MakeAction();
+    llvm::Error E =
+        runClang(Args, InputName, Source, *Action, WithPch, OutputPath);
+    if (!E) {
+      auto [NumWarnings, NumErrors] = Held.replay(Warnings, llvm::errs());
+      if (std::string Counts = formatDiagnosticCounts(NumWarnings, NumErrors);
+          !Counts.empty())
+        llvm::errs() << Counts << " when compiling for " << Target.getName()
+                     << ".\n";
+      return llvm::Error::success();
+    }
+    llvm::consumeError(std::move(E));
+  }
+  std::unique_ptr<clang::FrontendAction> Action = MakeAction();
+  llvm::Error E = runClang(Args, InputName, Source, *Action, Job, OutputPath);
+  // The header, not the code, failed: the next compile builds it again.
+  if (!Pch.empty() && !E)
+    discardPrecompiledHeader(Pch);
+  return E;
 }
 
 llvm::Expected<std::string>
@@ -365,10 +428,9 @@ llvm::Error Compiler::checkDeviceSource(const std::string &Source,
                                         const OffloadTarget &Target) const {
   std::vector<std::string> Args = T.getDeviceArgs(Tools, Target);
   Args.push_back("-fsyntax-only");
-  auto Action =
-      withImplicitHostDevice(std::make_unique<clang::SyntaxOnlyAction>());
-  return runClang(Args, getSourceName(InputPath, T, Target), Source, *Action,
-                  {Tools.getOptions(), Warnings, Target.getName()});
+  return runDeviceClang(Args, Source, T, Target, [] {
+    return withImplicitHostDevice(std::make_unique<clang::SyntaxOnlyAction>());
+  });
 }
 
 bool Compiler::isLibraryName(llvm::StringRef Name) const {
@@ -418,13 +480,6 @@ std::unique_ptr<HostIR> Compiler::compileHostIR(const std::string &Source,
     discardPrecompiledHeader(Pch);
   return Host;
 }
-
-namespace {
-/// Every file a compile reads, system headers too.
-class AllDependencies : public clang::DependencyCollector {
-  bool needSystemDependencies() override { return true; }
-};
-} // namespace
 
 std::string Compiler::getLauncherPch() const {
   const ToolchainOptions &TO = Tools.getOptions();

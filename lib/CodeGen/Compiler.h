@@ -22,6 +22,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -32,6 +33,10 @@ namespace llvm {
 class LLVMContext;
 class Module;
 } // namespace llvm
+
+namespace clang {
+class FrontendAction;
+} // namespace clang
 
 namespace qdc {
 struct DeviceImage;
@@ -141,6 +146,20 @@ private:
   /// again when one changed; empty where there is none (no folder, -v,
   /// -dryrun, or it did not build), and the compile parses the header.
   std::string getLauncherPch() const;
+  /// The device prelude precompiled for Target's device compile, as
+  /// getLauncherPch; empty where there is none.
+  std::string getDevicePch(const DeviceHooks &T,
+                           const OffloadTarget &Target) const;
+  /// Runs the device compile of Source for Target (the action MakeAction
+  /// makes, writing OutputPath if given) from the precompiled prelude, its
+  /// diagnostics held back until it succeeds; a compile that fails with it
+  /// runs again without it, so that what it reports is the plain
+  /// compile's, and a header the plain compile does without is dropped.
+  llvm::Error runDeviceClang(
+      const std::vector<std::string> &Args, const std::string &Source,
+      const DeviceHooks &T, const OffloadTarget &Target,
+      llvm::function_ref<std::unique_ptr<clang::FrontendAction>()> MakeAction,
+      const std::string &OutputPath = {}) const;
 
   const Toolchain &Tools;
   std::string InputPath;
@@ -149,6 +168,9 @@ private:
   mutable std::string ToolLog;
   mutable std::mutex PchMutex;
   mutable std::optional<std::string> LauncherPch;
+  /// By target; built under a lock of their own, beside the launcher's.
+  mutable std::mutex DevicePchMutex;
+  mutable std::map<std::string, std::string> DevicePchs;
 };
 
 } // namespace qdc::codegen

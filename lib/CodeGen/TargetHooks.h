@@ -105,6 +105,10 @@ class DeviceHooks : public TargetHooks {
 public:
   /// The extension Clang sees the device source under (".cu", ".hip").
   virtual llvm::StringRef getSourceExtension() const = 0;
+  /// The header the device source includes first, and the language (-x)
+  /// it is compiled as: what its precompiled header is made of.
+  virtual llvm::StringRef getPrelude() const = 0;
+  virtual llvm::StringRef getLanguage() const = 0;
   /// The device compile for Target, without the action and input.
   virtual std::vector<std::string>
   getDeviceArgs(const Toolchain &Tools, const OffloadTarget &Target) const = 0;

@@ -100,7 +100,8 @@ std::string qdc::getPrecompiledHeader(llvm::StringRef Dir, llvm::StringRef Name,
                                       llvm::ArrayRef<std::string> AllArgs,
                                       llvm::StringRef HeaderText,
                                       PchBuilder Build,
-                                      std::vector<std::string> *FilesOut) {
+                                      std::vector<std::string> *FilesOut,
+                                      llvm::StringRef Language) {
   // Built without the user's folders, and used unless one of them holds a
   // file that an #include of the header's could find.
   std::vector<std::string> Args, UserDirs;
@@ -135,7 +136,7 @@ std::string qdc::getPrecompiledHeader(llvm::StringRef Dir, llvm::StringRef Name,
                            })) ||
       fs::createUniqueFile(Base + ".tmp-%%%%%%%%.pch", Tmp))
     return "";
-  Args.insert(Args.end(), {"-x", "c++-header"});
+  Args.insert(Args.end(), {"-x", Language.str()});
   std::vector<std::string> Files;
   bool Built = Build(Args, std::string(Header), std::string(Tmp), Files);
   std::string Lines;

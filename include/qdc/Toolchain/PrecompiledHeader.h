@@ -24,7 +24,7 @@
 namespace qdc {
 
 /// Builds the header HeaderPath into OutPath with the command line Args
-/// (clang's driver first, as c++-header, no input); fills Read with every
+/// (clang's driver first, then -x Language, no input); fills Read with every
 /// file the build read. Returns whether it succeeded.
 using PchBuilder = llvm::function_ref<bool(
     const std::vector<std::string> &Args, const std::string &HeaderPath,
@@ -37,11 +37,13 @@ using PchBuilder = llvm::function_ref<bool(
 /// not be built, or an -I folder holds a file that an #include of one of
 /// its files could find instead. A header whose files changed since it was
 /// built is built again. Files, when given, receives the files it was built
-/// from (for dependency lists and the compile cache).
+/// from (for dependency lists and the compile cache). Language is the
+/// header's -x ("cuda" for a GPU's device compile).
 std::string getPrecompiledHeader(llvm::StringRef Dir, llvm::StringRef Name,
                                  llvm::ArrayRef<std::string> Args,
                                  llvm::StringRef HeaderText, PchBuilder Build,
-                                 std::vector<std::string> *Files = nullptr);
+                                 std::vector<std::string> *Files = nullptr,
+                                 llvm::StringRef Language = "c++-header");
 
 /// Forgets the precompiled header at Path (a compile with it failed where
 /// the same compile without it did not): the next compile builds it again.

@@ -28,7 +28,8 @@ namespace {
 
 class CudaHooks : public GpuHooks {
 public:
-  CudaHooks() : GpuHooks("NVIDIA GPUs", "qd/detail/prelude_cuda.h", ".cu") {}
+  CudaHooks()
+      : GpuHooks("NVIDIA GPUs", "qd/detail/prelude_cuda.h", ".cu", "cuda") {}
 
   std::vector<std::string>
   getDeviceArgs(const Toolchain &Tools,

@@ -57,7 +57,7 @@ namespace {
 
 class HipHooks : public GpuHooks {
 public:
-  HipHooks() : GpuHooks("AMD GPUs", "qd/detail/prelude_hip.h", ".hip") {}
+  HipHooks() : GpuHooks("AMD GPUs", "qd/detail/prelude_hip.h", ".hip", "hip") {}
 
   std::vector<std::string>
   getDeviceArgs(const Toolchain &Tools,
