@@ -281,6 +281,24 @@ class AllDependencies : public clang::DependencyCollector {
 };
 } // namespace
 
+/// Builds the precompiled header of Text (the file Header) into Out with
+/// Args, quietly, for Job's target; Read gets every file it read. A
+/// getPrecompiledHeader builder.
+static bool buildPch(const std::vector<std::string> &Args,
+                     const std::string &Header, const std::string &Text,
+                     const std::string &Out, std::vector<std::string> &Read,
+                     CompileJob Job) {
+  clang::GeneratePCHAction Action;
+  Job.Quiet = true;
+  auto Collector = std::make_shared<AllDependencies>();
+  Job.Collector = Collector;
+  llvm::Error E = runClang(Args, Header, Text, Action, Job, Out);
+  Read = Collector->getDependencies();
+  bool OK = !E;
+  llvm::consumeError(std::move(E));
+  return OK;
+}
+
 llvm::Expected<std::string>
 Compiler::compileDevice(const std::string &Source, const DeviceHooks &T,
                         const OffloadTarget &Target, DeviceOutput Output,
@@ -330,16 +348,8 @@ std::string Compiler::getDevicePch(const DeviceHooks &T,
         TO.PchDir, "device-" + Target.getName(), Args, Text,
         [&](const std::vector<std::string> &Args, const std::string &Header,
             const std::string &Out, std::vector<std::string> &Read) {
-          clang::GeneratePCHAction Action;
-          CompileJob Job{TO, Warnings, Target.getName(), /*Device=*/true,
-                         /*Quiet=*/true};
-          auto Collector = std::make_shared<AllDependencies>();
-          Job.Collector = Collector;
-          llvm::Error E = runClang(Args, Header, Text, Action, Job, Out);
-          Read = Collector->getDependencies();
-          bool OK = !E;
-          llvm::consumeError(std::move(E));
-          return OK;
+          return buildPch(Args, Header, Text, Out, Read,
+                          {TO, Warnings, Target.getName(), /*Device=*/true});
         },
         nullptr, T.getLanguage());
   return It->second;
@@ -499,17 +509,8 @@ std::string Compiler::getLauncherPch() const {
         TO.PchDir, "launcher", HeaderArgs, Text,
         [&](const std::vector<std::string> &Args, const std::string &Header,
             const std::string &Out, std::vector<std::string> &Read) {
-          clang::GeneratePCHAction Action;
-          CompileJob Job{TO, Warnings, "host", /*Device=*/false,
-                         /*Quiet=*/true};
-          auto Collector = std::make_shared<AllDependencies>();
-          Job.Collector = Collector;
-          llvm::Error E =
-              runClang(Args, Header, std::string(Text), Action, Job, Out);
-          Read = Collector->getDependencies();
-          bool OK = !E;
-          llvm::consumeError(std::move(E));
-          return OK;
+          return buildPch(Args, Header, std::string(Text), Out, Read,
+                          {TO, Warnings, "host", /*Device=*/false});
         });
   return *LauncherPch;
 }
