@@ -204,7 +204,8 @@ def sums(prefix):
     return out
 qs, cs = sums("qdc"), sums("cuda")
 ratios = []
-for key in sorted(k for k in q if k.startswith("kern_") and k.endswith("_ms") and k in c):
+suite = sorted(k for k in q if k.startswith("kern_") and k.endswith("_ms") and k in c)
+for key in suite:
     name = key[len("kern_"):-len("_ms")]
     r = q[key][0] / c[key][0]
     ratios.append(r)
@@ -226,7 +227,6 @@ if ratios:
         return math.exp(sum(math.log(x) for x in rs) / len(rs))
     print(f"| kernel suite: geometric mean of the {len(ratios)} ratios | | | {mean(ratios):.3f} | <= 0.95 |")
     if serial in q and "kern_mvt_ms" in c:
-        names = sorted(k for k in q if k.startswith("kern_") and k.endswith("_ms") and k in c)
-        alt = [q[serial][0] / c[k][0] if k == "kern_mvt_ms" else q[k][0] / c[k][0] for k in names]
+        alt = [q[serial if k == "kern_mvt_ms" else k][0] / c[k][0] for k in suite]
         print(f"| kernel suite: the same with mvt without QD_STREAM_PARALLEL | | | {mean(alt):.3f} | |")
 PY
