@@ -82,12 +82,43 @@ private:
   void *Memory = nullptr;
 };
 
+/// Whether a task with scalar fills (qdrt_task_desc::fills) writes them
+/// instead of launching: not in the body of a device-side while node,
+/// which takes kernels only.
+enum class FillScalars { No, Yes };
+
 /// Enqueues tasks [Begin, End) of a kernel (all of them, forked and
 /// joined, when it has groups) on LaunchStream.
 static void launchTasks(DeviceContext &DC, const qdrt_module_desc &Desc,
                         const LoadedModule &LM, uint32_t Kernel,
                         const void *Args, const uint64_t *Iterations,
-                        Handle LaunchStream, uint32_t Begin, uint32_t End);
+                        Handle LaunchStream, uint32_t Begin, uint32_t End,
+                        FillScalars Fills);
+
+/// Writes the constants of task T, a serial task that only sets kernel
+/// scalars, into the call's scalar block on Stream: one memset per run of
+/// equal 32-bit words at consecutive offsets.
+static void fillScalars(Device &D, const qdrt_kernel_desc &K,
+                        const qdrt_task_desc &T, const void *Args,
+                        Handle Stream) {
+  char *Block = nullptr;
+  std::memcpy(&Block, static_cast<const char *>(Args) + K.scalars_offset,
+              sizeof(Block));
+  std::vector<std::pair<uint32_t, uint32_t>> Words; // offset, value
+  for (uint32_t F = 0; F < T.num_fills; ++F) {
+    const qdrt_scalar_fill &SF = T.fills[F];
+    for (uint32_t W = 0; W < SF.bytes / 4; ++W)
+      Words.push_back({SF.offset + 4 * W, uint32_t(SF.bits >> (32 * W))});
+  }
+  for (size_t I = 0; I < Words.size();) {
+    size_t J = I + 1;
+    while (J < Words.size() && Words[J].first == Words[J - 1].first + 4 &&
+           Words[J].second == Words[I].second)
+      ++J;
+    D.memset(Block + Words[I].first, Words[I].second, 4, J - I, Stream);
+    I = J;
+  }
+}
 
 /// The device address of a do_while loop's flag.
 static const void *flagAddress(const qdrt_kernel_desc &K,
@@ -142,7 +173,7 @@ static void runLoopsOnHost(DeviceContext &DC, const qdrt_module_desc &Desc,
   Device &D = DC.device();
   auto Tasks = [&](uint32_t Begin, uint32_t End) {
     launchTasks(DC, Desc, LM, Kernel, Args, Iterations, LaunchStream, Begin,
-                End);
+                End, FillScalars::Yes);
   };
   std::function<void(const qdrt_graph_loop &, uint32_t, uint32_t)> Loop =
       [&](const qdrt_graph_loop &L, uint32_t Inner, uint32_t InnerEnd) {
@@ -233,7 +264,7 @@ static void launchWithRecord(DeviceContext &DC, const qdrt_module_desc &Desc,
                      LaunchStream, Record.get());
     else
       launchTasks(DC, Desc, LM, Kernel, Scalars.args(Args), Iterations,
-                  LaunchStream, 0, K.num_tasks);
+                  LaunchStream, 0, K.num_tasks, FillScalars::Yes);
   } catch (...) {
     // What was queued may still fail; the error of this call comes first.
     if (Record)
@@ -252,13 +283,18 @@ static void launchWithRecord(DeviceContext &DC, const qdrt_module_desc &Desc,
 static void launchTasks(DeviceContext &DC, const qdrt_module_desc &Desc,
                         const LoadedModule &LM, uint32_t Kernel,
                         const void *Args, const uint64_t *Iterations,
-                        Handle LaunchStream, uint32_t Begin, uint32_t End) {
+                        Handle LaunchStream, uint32_t Begin, uint32_t End,
+                        FillScalars Fills) {
   const qdrt_kernel_desc &K = Desc.kernels[Kernel];
   Device &D = DC.device();
   auto LaunchTask = [&](uint32_t I, Handle Stream) {
     uint32_t T = K.first_task + I;
     if (Iterations[I] == 0)
       return;
+    if (Desc.tasks[T].num_fills && Fills == FillScalars::Yes) {
+      fillScalars(D, K, Desc.tasks[T], Args, Stream);
+      return;
+    }
     // A launch too small to fill the device runs the latency version.
     Handle Fn = LM.LatencyFunctions[T] && Iterations[I] <= D.getLatencyBound()
                     ? LM.LatencyFunctions[T]
@@ -360,7 +396,8 @@ static void recordLoops(DeviceContext &DC, const qdrt_module_desc &Desc,
         walkLoops(
             K, First, Last, Begin, End,
             [&](uint32_t B, uint32_t E) {
-              launchTasks(DC, Desc, LM, Kernel, Args, Iterations, S, B, E);
+              launchTasks(DC, Desc, LM, Kernel, Args, Iterations, S, B, E,
+                          FillScalars::No);
             },
             [&](const qdrt_graph_loop &L, uint32_t Inner, uint32_t InnerEnd) {
               Handle Body = D.beginGraphLoop(S, flagAddress(K, L, LM, Args),
@@ -419,7 +456,7 @@ void GraphKernels::launch(DeviceContext &DC, const qdrt_module_desc &Desc,
         recordLoops(DC, Desc, LM, Kernel, Args, Iterations, CaptureStream);
       else
         launchTasks(DC, Desc, LM, Kernel, Args, Iterations, CaptureStream, 0,
-                    K.num_tasks);
+                    K.num_tasks, FillScalars::Yes);
     } catch (...) {
       try {
         D.destroyGraph(D.endCapture(CaptureStream));

@@ -77,6 +77,18 @@ void qd::rt::validateModule(const qdrt_module_desc &D) {
         Fail(Name + " has tasks out of group order");
       Last = G;
     }
+    // Fills write into the scalar block, word by word.
+    for (uint32_t I = 0; I < KD.num_tasks; ++I) {
+      const qdrt_task_desc &T = D.tasks[KD.first_task + I];
+      if (T.num_fills && (!T.fills || !KD.scalars_size))
+        Fail(Name + " has scalar fills without a table or a scalar block");
+      for (uint32_t F = 0; F < T.num_fills; ++F) {
+        const qdrt_scalar_fill &SF = T.fills[F];
+        if ((SF.bytes != 4 && SF.bytes != 8) || SF.offset % 4 != 0 ||
+            uint64_t(SF.offset) + SF.bytes > KD.scalars_size)
+          Fail(Name + " has a scalar fill outside its scalar block");
+      }
+    }
     if (KD.num_loops && (!KD.loops || KD.num_groups))
       Fail(Name + " has do_while loops without a table, or with groups");
     // Loops in preorder: each after the one before, within the loop it is

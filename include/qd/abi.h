@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 10u
+#define QDRT_ABI_VERSION 11u
 
 /**
  * The device a call names when it names none: the calling thread's current
@@ -70,6 +70,17 @@ typedef void (*qdrt_cpu_task_fn)(const void *args, uint64_t begin,
 /** The CPU form of a QDRT_DEVICE_TRIP task's iteration count. */
 typedef uint64_t (*qdrt_cpu_trip_fn)(const void *args);
 
+/**
+ * A kernel scalar set to a constant (`float s = 0;` before a loop reduces
+ * into it): `bytes` (4 or 8) at `offset` of the kernel's scalar block take
+ * `bits` (little-endian).
+ */
+typedef struct qdrt_scalar_fill {
+  uint32_t offset;
+  uint32_t bytes;
+  uint64_t bits;
+} qdrt_scalar_fill;
+
 typedef struct qdrt_task_desc {
   const char *name; /**< entry point in the device images */
   uint32_t group; /**< 0: on the launch stream; 1..G: a stream-parallel group */
@@ -85,6 +96,14 @@ typedef struct qdrt_task_desc {
    */
   const char *latency_name;
   uint32_t flags; /**< QDRT_TASK_TILED, or 0 */
+  /**
+   * A serial task that only sets kernel scalars to constants: those
+   * values, which the runtime writes into the scalar block in the stream's
+   * order instead of launching the task (a memset costs a GPU less than a
+   * one-thread kernel); null otherwise.
+   */
+  const qdrt_scalar_fill *fills;
+  uint32_t num_fills;
 } qdrt_task_desc;
 
 /**

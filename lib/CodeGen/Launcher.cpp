@@ -84,7 +84,9 @@ private:
   void emitTasks(unsigned NumTasks, bool WithDevice) {
     if (!NumTasks)
       return;
+    emitFills();
     OS << "const qdrt_task_desc " << names::Tasks << "[] = {\n";
+    unsigned Index = 0;
     for (const Kernel &K : M.Kernels)
       for (const Task &Tk : K.Tasks)
         OS << "  {.name = \"" << Tk.Name << "\", .group = " << Tk.Group
@@ -99,8 +101,43 @@ private:
                    ? "\"" + names::latencyEntry(Tk) + "\""
                    : std::string("nullptr"))
            << (Tk.BlockShape.empty() ? "" : ", .flags = QDRT_TASK_TILED")
-           << "},\n";
+           << getFillsField(K, Tk, Index++) << "},\n";
     OS << "};\n";
+  }
+
+  /// The scalar fills of each serial task that only sets kernel scalars to
+  /// constants (kir::getScalarFills): qd_fills_<task index>_[].
+  void emitFills() {
+    unsigned Index = 0;
+    for (const Kernel &K : M.Kernels)
+      for (const Task &Tk : K.Tasks) {
+        auto Fills = getScalarFills(K, Tk);
+        if (!Fills.empty()) {
+          std::string Scalars =
+              names::qualified(K.Scope, names::scalarsStruct(K));
+          OS << "const qdrt_scalar_fill qd_fills_" << Index << "_[] = {\n";
+          for (auto [Id, I] : Fills) {
+            const LocalVar &V = K.findStmt(Id)->Vars[I];
+            OS << "  {.offset = __builtin_offsetof(" << Scalars << ", "
+               << names::scalarMember(V, Id) << "), .bytes = sizeof(" << V.Type
+               << "), .bits = 0x"
+               << llvm::utohexstr(*V.ConstantBits, /*LowerCase=*/true)
+               << "ull},\n";
+          }
+          OS << "};\n";
+        }
+        ++Index;
+      }
+  }
+
+  /// `, .fills = ..., .num_fills = N` for task Index, or nothing.
+  static std::string getFillsField(const Kernel &K, const Task &Tk,
+                                   unsigned Index) {
+    size_t N = getScalarFills(K, Tk).size();
+    if (!N)
+      return "";
+    return ", .fills = qd_fills_" + std::to_string(Index) +
+           "_, .num_fills = " + std::to_string(N);
   }
 
   /// Each kernel's do_while loops: qd_loops_<kernel index>_[].

@@ -615,10 +615,37 @@ private:
       Info.StmtId = Out.Id;
       Info.VarIndex = Out.Vars.size();
       Out.Vars.push_back(describeLocal(V));
+      Out.Vars.back().ConstantBits = getConstantBits(V);
       Info.Const = V->isConstexpr() || V->getType().isConstQualified();
       Info.InitOK = !V->isStaticLocal() && isRecomputable(V, Info.Deps);
     }
     Out.Name = llvm::join(Names, ", ");
+  }
+
+  /// The bits of V's initial value when its initializer is a constant
+  /// expression of a 4- or 8-byte integer or floating-point type: what a
+  /// GPU's scalar block holds once V is set (getScalarFills).
+  std::optional<uint64_t> getConstantBits(const clang::VarDecl *V) const {
+    const clang::Expr *Init = V->getInit();
+    clang::QualType T = V->getType();
+    if (!Init || V->isStaticLocal() || T->isReferenceType() ||
+        !(T->isIntegerType() || T->isRealFloatingType()) ||
+        Init->isValueDependent())
+      return std::nullopt;
+    uint64_t Bits = Ctx.getTypeSize(T);
+    clang::APValue Value;
+    if ((Bits != 32 && Bits != 64) || !Init->isCXX11ConstantExpr(Ctx, &Value))
+      return std::nullopt;
+    llvm::APInt Raw;
+    if (Value.isInt())
+      Raw = Value.getInt();
+    else if (Value.isFloat())
+      Raw = Value.getFloat().bitcastToAPInt();
+    else
+      return std::nullopt;
+    if (Raw.getBitWidth() != Bits)
+      return std::nullopt;
+    return Raw.getZExtValue();
   }
 
   /// What code generation needs to keep V on the device for the call.

@@ -159,6 +159,26 @@ llvm::StringRef qdc::kir::getTaskKindName(TaskKind K) {
   llvm_unreachable("unknown TaskKind");
 }
 
+llvm::SmallVector<std::pair<unsigned, unsigned>, 2>
+qdc::kir::getScalarFills(const Kernel &K, const Task &T) {
+  llvm::SmallVector<std::pair<unsigned, unsigned>, 2> Out;
+  if (T.Kind != TaskKind::Serial || T.EvaluatesBounds)
+    return {};
+  for (unsigned Id : T.StmtIds) {
+    const Stmt *S = K.findStmt(Id);
+    if (!S || S->Kind != StmtKind::Local || S->Vars.empty() ||
+        (K.ReturnStmt && *K.ReturnStmt == Id))
+      return {};
+    for (unsigned I = 0; I < S->Vars.size(); ++I) {
+      const LocalVar &V = S->Vars[I];
+      if (!V.Scalar || V.FromParam || !V.ConstantBits)
+        return {};
+      Out.push_back({Id, I});
+    }
+  }
+  return Out;
+}
+
 std::optional<int64_t> qdc::kir::getConstantTripCount(const Task &T,
                                                       int64_t Limit) {
   if (T.Kind == TaskKind::Serial)

@@ -13,6 +13,8 @@
 #include "qdc/KIR/Kernel.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/ErrorHandling.h"
 
 using namespace qdc;
@@ -119,7 +121,17 @@ static void printLoops(llvm::ArrayRef<GraphLoop> Loops, llvm::StringRef What,
                       << L.FirstTask << ", " << L.getEndTask() << ")\n";
 }
 
-static void printTask(const Task &T, unsigned Indent, llvm::raw_ostream &OS) {
+/// The constants a serial task writes instead of running (getScalarFills).
+static void printFills(const Kernel &K, const Task &T, llvm::raw_ostream &OS) {
+  for (auto [I, Fill] : llvm::enumerate(getScalarFills(K, T))) {
+    const LocalVar &V = K.findStmt(Fill.first)->Vars[Fill.second];
+    OS << (I ? "," : " fills=") << V.Name << ":0x"
+       << llvm::utohexstr(*V.ConstantBits, /*LowerCase=*/true);
+  }
+}
+
+static void printTask(const Kernel &K, const Task &T, unsigned Indent,
+                      llvm::raw_ostream &OS) {
   OS.indent(Indent) << (Indent > 2 ? "part " : "task ") << T.Name << ": "
                     << getTaskKindName(T.Kind);
   if (T.Kind == TaskKind::Range || T.Kind == TaskKind::NdRange) {
@@ -136,6 +148,8 @@ static void printTask(const Task &T, unsigned Indent, llvm::raw_ostream &OS) {
   OS << " group=" << T.Group << " stmts=";
   for (size_t I = 0; I < T.StmtIds.size(); ++I)
     OS << (I ? "," : "") << T.StmtIds[I];
+  if (Indent == 2) // a part runs inside its fused task, never as a fill
+    printFills(K, T, OS);
   if (T.EvaluatesBounds)
     OS << " evaluates-bounds";
   else if (T.BoundsInScalars)
@@ -145,7 +159,7 @@ static void printTask(const Task &T, unsigned Indent, llvm::raw_ostream &OS) {
   printPos(T.Loc, OS);
   OS << '\n';
   for (const Task &P : T.Parts)
-    printTask(P, Indent + 2, OS);
+    printTask(K, P, Indent + 2, OS);
   printLoops(T.PartLoops, "parts", Indent + 2, OS);
 }
 
@@ -187,7 +201,7 @@ void qdc::kir::printModule(const Module &M, llvm::raw_ostream &OS) {
       OS << '\n';
     }
     for (const Task &T : K.Tasks)
-      printTask(T, 2, OS);
+      printTask(K, T, 2, OS);
     printLoops(K.Loops, "tasks", 2, OS);
   }
 }

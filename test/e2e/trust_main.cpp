@@ -2,6 +2,7 @@
 #include "Check.h"
 #include "trust.qd.h"
 
+#include <string>
 #include <vector>
 
 int main() {
@@ -125,6 +126,17 @@ int main() {
     C.that("serial_then_reduce", trust::sr_out.to_vector()[0] == R);
     C.all("serial_then_reduce cells", trust::sr_cells.to_vector(),
           [&](size_t I) { return Cells[I]; });
+  }
+  for (int32_t N : {0, 100, 5000}) {
+    trust::constant_scalars(N);
+    int64_t Big = int64_t(3) << 40;
+    for (int32_t I = 0; I < N; ++I)
+      Big += I;
+    std::vector<double> Want = {double(N ? N - 1 : -7),
+                                1.0 + 0x1p-40 + 0.25 * N, double(Big),
+                                double(N ? 0.5f : 1.5e30f)};
+    C.all(("constant_scalars n=" + std::to_string(N)).c_str(),
+          trust::const_out.to_vector(), [&](size_t I) { return Want[I]; });
   }
   return C.finish();
 }

@@ -403,6 +403,77 @@ TEST_F(MockRuntimeTest, MalformedModulesAreRefused) {
   EXPECT_EQ(std::string(qdrt_last_error()), "qdrt_launch: no such kernel");
 }
 
+// A serial task that only sets kernel scalars to constants is written into
+// the call's scalar block (one memset per run of equal words at consecutive
+// offsets), in its place among the launches; one with no iterations writes
+// nothing. The returned bytes are the whole block, as the fills left it.
+TEST_F(MockRuntimeTest, ConstantScalarsAreMemsetsInsteadOfLaunches) {
+  TestModule TM("fills");
+  struct Args {
+    float In;
+    void *Scalars;
+  };
+  uint32_t K = TM.addKernel("k", groups({0, 0}), sizeof(Args));
+  TM.setScalars(K, 24, offsetof(Args, Scalars), 0, 24);
+  TM.setFills(0, {{0, 4, 0x3f800000u},
+                  {4, 4, 0x3f800000u},
+                  {8, 8, 0x0000000100000002ull},
+                  {16, 8, 0x3fd5555555555555ull}});
+  qdrt_module *M = TM.registered();
+  Args A{};
+  uint32_t Got[6] = {};
+  uint64_t Iterations[2] = {1, 7};
+  calls();
+  ASSERT_EQ(qdrt_launch_result(M, K, &A, Iterations, QDRT_CURRENT_DEVICE,
+                               nullptr, Got),
+            QDRT_SUCCESS)
+      << qdrt_last_error();
+  Calls C = calls();
+  C.erase(std::remove_if(C.begin(), C.end(),
+                         [](const std::string &S) {
+                           return S.rfind("memset", 0) != 0 &&
+                                  S.rfind("launch", 0) != 0;
+                         }),
+          C.end());
+  EXPECT_EQ(C, (Calls{"memset32 2 s0", "memset32 1 s0", "memset32 1 s0",
+                      "memset32 1 s0", "memset32 1 s0", "launch k_t1 n=7 s0"}));
+  EXPECT_EQ(std::vector<uint32_t>(Got, Got + 6),
+            (std::vector<uint32_t>{0x3f800000u, 0x3f800000u, 2, 1, 0x55555555u,
+                                   0x3fd55555u}));
+
+  Iterations[0] = 0;
+  ASSERT_EQ(qdrt_launch_result(M, K, &A, Iterations, QDRT_CURRENT_DEVICE,
+                               nullptr, Got),
+            QDRT_SUCCESS);
+  C = calls();
+  EXPECT_EQ(std::count_if(
+                C.begin(), C.end(),
+                [](const std::string &S) { return S.rfind("memset", 0) == 0; }),
+            0);
+}
+
+TEST_F(MockRuntimeTest, MalformedScalarFillsAreRefused) {
+  for (qdrt_scalar_fill Bad : std::vector<qdrt_scalar_fill>{
+           {0, 2, 0}, {2, 4, 0}, {8, 8, 0}, {12, 4, 0}}) {
+    TestModule TM("badfills");
+    uint32_t K = TM.addKernel("k", groups({0, 0}), 16);
+    TM.setScalars(K, 12, 8);
+    TM.setFills(0, {Bad});
+    qdrt_module *M = nullptr;
+    EXPECT_EQ(qdrt_register_module(&TM.desc(), &M), QDRT_ERROR);
+    EXPECT_NE(std::string(qdrt_last_error()).find("scalar fill outside"),
+              std::string::npos)
+        << qdrt_last_error();
+  }
+  TestModule TM("noblock");
+  TM.addKernel("k", groups({0}));
+  TM.setFills(0, {{0, 4, 0}});
+  qdrt_module *M = nullptr;
+  EXPECT_EQ(qdrt_register_module(&TM.desc(), &M), QDRT_ERROR);
+  EXPECT_NE(std::string(qdrt_last_error()).find("without a table or a scalar"),
+            std::string::npos);
+}
+
 // A do_while loop on a device without device-side loops: the host runs
 // the body, reads the flag on the launch stream and waits for it, until
 // the flag is zero; the tasks around the loop run once.

@@ -68,6 +68,26 @@ public:
         static_cast<uint32_t>(LoopTables.back().size());
   }
 
+  /// Gives kernel Kernel a scalar block of Size bytes, whose address the
+  /// runtime writes at Offset of the argument block; a call that returns a
+  /// value gets ResultSize bytes of it from ResultOffset.
+  void setScalars(uint32_t Kernel, uint32_t Size, uint32_t Offset,
+                  uint32_t ResultOffset = 0, uint32_t ResultSize = 0) {
+    qdrt_kernel_desc &K = KernelTable[Kernel];
+    K.scalars_size = Size;
+    K.scalars_offset = Offset;
+    K.result_offset = ResultOffset;
+    K.result_size = ResultSize;
+  }
+
+  /// Makes task Task (an index into the module's task table) one that only
+  /// sets kernel scalars to constants: Fills.
+  void setFills(uint32_t Task, std::vector<qdrt_scalar_fill> Fills) {
+    FillTables.push_back(std::move(Fills));
+    TaskTable[Task].fills = FillTables.back().data();
+    TaskTable[Task].num_fills = static_cast<uint32_t>(FillTables.back().size());
+  }
+
   uint32_t addField(const std::string &Field, void *HostData, uint64_t Bytes) {
     FieldTable.push_back({keep(Field), Bytes, HostData});
     return static_cast<uint32_t>(FieldTable.size() - 1);
@@ -120,6 +140,7 @@ private:
   std::string Name;
   std::deque<std::string> Strings;
   std::deque<std::vector<qdrt_graph_loop>> LoopTables;
+  std::deque<std::vector<qdrt_scalar_fill>> FillTables;
   std::vector<qdrt_task_desc> TaskTable;
   std::vector<qdrt_kernel_desc> KernelTable;
   std::vector<qdrt_field_desc> FieldTable;

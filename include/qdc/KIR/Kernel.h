@@ -152,6 +152,10 @@ struct LocalVar {
   /// Not static, and initialized by a constant expression or computed from
   /// parameters, constants and other locals without side effects.
   bool Recomputable = false;
+  /// The bits of its initial value (little-endian, as the scalar block
+  /// stores it) when its initializer is a constant expression of a 4- or
+  /// 8-byte integer or floating-point type (`float s = 0;`).
+  std::optional<uint64_t> ConstantBits;
   bool Const = false;   ///< const-qualified or constexpr
   bool Written = false; ///< used other than as a plain read
   /// The locals its initializer reads: (statement id, index in Vars).
@@ -459,6 +463,13 @@ struct Kernel {
   /// The statement with pre-order number Id, or null.
   const Stmt *findStmt(unsigned Id) const;
 };
+
+/// The kernel scalars (statement id, index in its Vars) of a serial task
+/// of K that only sets kernel scalars to constants (each a LocalVar with
+/// ConstantBits), in order; none for any other task. Such a task can be a
+/// write of those values into the scalar block instead of a launch.
+llvm::SmallVector<std::pair<unsigned, unsigned>, 2>
+getScalarFills(const Kernel &K, const Task &T);
 
 /// A QD_FUNC device function, or another function that uses a construct
 /// reserved for kernels.
