@@ -43,25 +43,36 @@ private:
 };
 } // namespace
 
-/// The kernel scalars of one call: device memory, stream-ordered on the
-/// launch stream, whose address goes into a copy of the argument block.
+/// The kernel scalars of one call, whose address goes into a copy of the
+/// argument block: memory stream-ordered on the launch stream, or, for a
+/// call that returns a value and so waits for its stream, one of the
+/// device's reused blocks (DeviceContext::takeScalarBlock), given back by
+/// done() once the stream has run everything: a block and its free cost
+/// a GPU driver call each.
 class ScalarBlock {
 public:
-  ScalarBlock(Device &D, const qdrt_kernel_desc &K, const void *Args,
-              Handle Stream)
-      : D(D), Stream(Stream) {
+  ScalarBlock(DeviceContext &DC, const qdrt_kernel_desc &K, const void *Args,
+              Handle Stream, bool Waits)
+      : DC(DC), Stream(Stream) {
     if (!K.scalars_size)
       return;
     Copy.assign(static_cast<const char *>(Args),
                 static_cast<const char *>(Args) + K.arg_size);
-    Memory = D.allocateAsync(K.scalars_size, Stream);
+    Reused = Waits && K.scalars_size <= DeviceContext::ScalarBlockBytes;
+    Memory = Reused ? DC.takeScalarBlock()
+                    : DC.device().allocateAsync(K.scalars_size, Stream);
     __builtin_memcpy(Copy.data() + K.scalars_offset, &Memory, sizeof(void *));
   }
   ~ScalarBlock() {
     if (!Memory)
       return;
+    if (Reused) {
+      // Work of the call may still use it: freed with the context.
+      DC.retireScalarBlock(Memory);
+      return;
+    }
     try {
-      D.deallocateAsync(Memory, Stream);
+      DC.device().deallocateAsync(Memory, Stream);
     } catch (const qd::Error &) {
       // A failing stream already reported its error; the memory goes with
       // the context.
@@ -75,11 +86,21 @@ public:
   }
   const char *memory() const { return static_cast<const char *>(Memory); }
 
+  /// The launch stream has run everything of the call: a reused block
+  /// serves the next call.
+  void done() {
+    if (Memory && Reused) {
+      DC.keepScalarBlock(Memory);
+      Memory = nullptr;
+    }
+  }
+
 private:
-  Device &D;
+  DeviceContext &DC;
   Handle Stream;
   std::vector<char> Copy;
   void *Memory = nullptr;
+  bool Reused = false;
 };
 
 /// Whether a task with scalar fills (qdrt_task_desc::fills) writes them
@@ -257,7 +278,7 @@ static void launchWithRecord(DeviceContext &DC, const qdrt_module_desc &Desc,
                              LaunchStream, Result);
     return;
   }
-  ScalarBlock Scalars(D, K, Args, LaunchStream);
+  ScalarBlock Scalars(DC, K, Args, LaunchStream, Result != nullptr);
   try {
     if (K.num_loops)
       runLoopsOnHost(DC, Desc, LM, Kernel, Scalars.args(Args), Iterations,
@@ -277,6 +298,7 @@ static void launchWithRecord(DeviceContext &DC, const qdrt_module_desc &Desc,
     D.copyToHost(Result, Scalars.memory() + K.result_offset, K.result_size,
                  LaunchStream);
     D.synchronizeStream(LaunchStream);
+    Scalars.done();
   }
 }
 

@@ -160,6 +160,34 @@ DeviceContext::~DeviceContext() {
       D->deallocate(P);
     } catch (const qd::Error &) {
     }
+  for (auto *List : {&IdleScalarBlocks, &RetiredScalarBlocks})
+    for (void *P : *List)
+      try {
+        D->deallocate(P);
+      } catch (const qd::Error &) {
+      }
+}
+
+void *DeviceContext::takeScalarBlock() {
+  {
+    std::lock_guard<std::mutex> Lock(ScalarBlocksMutex);
+    if (!IdleScalarBlocks.empty()) {
+      void *P = IdleScalarBlocks.back();
+      IdleScalarBlocks.pop_back();
+      return P;
+    }
+  }
+  return D->allocate(ScalarBlockBytes);
+}
+
+void DeviceContext::keepScalarBlock(void *Block) {
+  std::lock_guard<std::mutex> Lock(ScalarBlocksMutex);
+  IdleScalarBlocks.push_back(Block);
+}
+
+void DeviceContext::retireScalarBlock(void *Block) {
+  std::lock_guard<std::mutex> Lock(ScalarBlocksMutex);
+  RetiredScalarBlocks.push_back(Block);
 }
 
 Runtime::Runtime(std::unique_ptr<Device> First, int Ordinal, DeviceFactory Make,

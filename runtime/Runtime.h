@@ -205,6 +205,17 @@ public:
   /// yet); whether it did.
   bool deallocate(void *Pointer);
 
+  /// The kernel scalars of calls that return a value (ForkJoin.cpp): such
+  /// a call waits for its stream, after which its block is idle and can
+  /// serve the next one. takeScalarBlock gives an idle block of
+  /// ScalarBlockBytes (allocated when none is); keepScalarBlock takes back
+  /// one whose work is done, retireScalarBlock one that work may still use
+  /// (a failed call's), freed with the context.
+  static constexpr size_t ScalarBlockBytes = 256;
+  void *takeScalarBlock();
+  void keepScalarBlock(void *Block);
+  void retireScalarBlock(void *Block);
+
 private:
   std::unique_ptr<Device> D;
   StreamPool Pool;
@@ -218,6 +229,8 @@ private:
   std::unordered_set<void *> Buffers;
   /// The stream on which new buffers are zeroed (GPUs), made on first use.
   Handle ZeroStream = nullptr;
+  std::mutex ScalarBlocksMutex;
+  std::vector<void *> IdleScalarBlocks, RetiredScalarBlocks;
 
   std::mutex AssertMutex;
   uint64_t LaunchSeq = 0;

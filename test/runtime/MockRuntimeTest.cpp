@@ -452,6 +452,50 @@ TEST_F(MockRuntimeTest, ConstantScalarsAreMemsetsInsteadOfLaunches) {
             0);
 }
 
+// A call that returns a value waits for its stream, so its scalar block
+// serves the next such call: one allocation for many calls. A call that
+// fails may leave work that uses its block: the block is not used again,
+// and reset frees every block.
+TEST_F(MockRuntimeTest, ReturningCallsReuseTheirScalarBlock) {
+  TestModule TM("reuse");
+  struct Args {
+    void *Scalars;
+  };
+  uint32_t K = TM.addKernel("k", groups({0}), sizeof(Args));
+  TM.setScalars(K, 8, offsetof(Args, Scalars), 0, 4);
+  qdrt_module *M = TM.registered();
+  Args A{};
+  float Got = 0;
+  uint64_t Iterations[1] = {3};
+  auto Call = [&] {
+    return qdrt_launch_result(M, K, &A, Iterations, QDRT_CURRENT_DEVICE,
+                              nullptr, &Got);
+  };
+  auto Count = [](const Calls &C, const std::string &What) {
+    return std::count(C.begin(), C.end(), What);
+  };
+  ASSERT_EQ(Call(), QDRT_SUCCESS) << qdrt_last_error();
+  calls();
+  for (int I = 0; I < 3; ++I)
+    ASSERT_EQ(Call(), QDRT_SUCCESS) << qdrt_last_error();
+  Calls C = calls();
+  EXPECT_EQ(Count(C, "launch k_t0 n=3 s0"), 3);
+  EXPECT_EQ(Count(C, "allocate 256"), 0);
+  EXPECT_EQ(Count(C, "deallocate"), 0);
+
+  // The launch of the next call fails: its block is kept from use.
+  State->FailAt = State->CallCount + 1;
+  EXPECT_EQ(Call(), QDRT_ERROR);
+  EXPECT_EQ(State->FailedCall, "launch k_t0 n=3 s0");
+  State->FailAt = 0;
+  calls();
+  ASSERT_EQ(Call(), QDRT_SUCCESS) << qdrt_last_error();
+  EXPECT_EQ(Count(calls(), "allocate 256"), 1);
+
+  qd::reset();
+  EXPECT_EQ(State->liveObjects(), 0);
+}
+
 TEST_F(MockRuntimeTest, MalformedScalarFillsAreRefused) {
   for (qdrt_scalar_fill Bad : std::vector<qdrt_scalar_fill>{
            {0, 2, 0}, {2, 4, 0}, {8, 8, 0}, {12, 4, 0}}) {
