@@ -12,7 +12,9 @@
 // a hash of its bytes, so that a header changed or damaged since it was
 // built is built again, even one damaged in place with its size and time
 // kept: Clang does not check what it reads from a PCH, and a damaged one
-// made a compile fail with "uleb128 too big for uint64" or never end.
+// made a compile fail with "uleb128 too big for uint64" or never end. The
+// hash is taken again only when the header's status-change time is no
+// longer the one it had when it was put in place (any write changes it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,22 +34,48 @@
 #include "llvm/Support/xxhash.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 using namespace qdc;
 namespace fs = llvm::sys::fs;
 
-/// The last line of a stamps file: "content " and the hash of the header's
-/// bytes (xxh3, about a millisecond for the launcher's 8 MB), or "" when it
-/// cannot be read.
-static std::string getContentLine(llvm::StringRef Pch) {
+/// The hash of a header's bytes (xxh3: 12 M instructions, about 3 ms, for
+/// the launcher's 8 MB), or "" when it cannot be read.
+static std::string getContentHash(llvm::StringRef Pch) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> Bytes =
       llvm::MemoryBuffer::getFile(Pch, /*IsText=*/false,
                                   /*RequiresNullTerminator=*/false);
   if (!Bytes)
     return "";
-  return "content " +
-         llvm::utohexstr(llvm::xxh3_64bits((*Bytes)->getBuffer()),
+  return llvm::utohexstr(llvm::xxh3_64bits((*Bytes)->getBuffer()),
                          /*LowerCase=*/true);
+}
+
+/// What any write to a file's bytes or status changes, and no program can
+/// set back: its device, inode and status-change time. "" when it cannot
+/// be read, or when the time has no nanoseconds (a file system that keeps
+/// seconds only, where a write in the same second would not show).
+static std::string getChangeStamp(llvm::StringRef Path) {
+  struct stat St;
+  if (::stat(Path.str().c_str(), &St) != 0 || St.st_ctim.tv_nsec == 0)
+    return "";
+  return std::to_string(St.st_dev) + ":" + std::to_string(St.st_ino) + ":" +
+         std::to_string(St.st_ctim.tv_sec) + "." +
+         std::to_string(St.st_ctim.tv_nsec);
+}
+
+/// Whether the header Pch holds the bytes it was built with, by Line, the
+/// last of its stamps: "content <hash> [<change stamp>]". A header whose
+/// change stamp is the one recorded when it was put in place has not been
+/// written since; any other is hashed.
+static bool hasBuiltContent(llvm::StringRef Line, llvm::StringRef Pch) {
+  llvm::SmallVector<llvm::StringRef, 3> Fields;
+  Line.split(Fields, ' ', -1, /*KeepEmpty=*/false);
+  if (Fields.size() < 2 || Fields.size() > 3 || Fields[0] != "content")
+    return false;
+  if (Fields.size() == 3 && Fields[2] == getChangeStamp(Pch))
+    return true;
+  return Fields[1] == getContentHash(Pch);
 }
 
 /// The files of the stamps file at StampsPath but the header Pch itself,
@@ -61,8 +89,7 @@ static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath,
     return {};
   llvm::SmallVector<llvm::StringRef, 128> Lines;
   (*Stamps)->getBuffer().split(Lines, '\n', -1, /*KeepEmpty=*/false);
-  if (Lines.empty() || !Lines.back().starts_with("content ") ||
-      getContentLine(Pch) != Lines.back())
+  if (Lines.empty() || !hasBuiltContent(Lines.back(), Pch))
     return {};
   Lines.pop_back();
   std::vector<std::string> Files;
@@ -142,13 +169,15 @@ std::string qdc::getPrecompiledHeader(llvm::StringRef Dir, llvm::StringRef Name,
   std::string Lines;
   for (const std::string &File : Files)
     Lines += getFileStamp(File) + "\n";
-  // The header's own stamp and its bytes' hash last: one changed or
-  // damaged since is built again.
-  std::string Content = Built ? getContentLine(Tmp) : "";
+  // The header's own stamp, then its bytes' hash and its change stamp once
+  // in place, last: one changed or damaged since is built again.
+  std::string Hash = Built ? getContentHash(Tmp) : "";
   if (!Built || Lines.find("\n\n") != std::string::npos || Lines.empty() ||
-      Content.empty() || fs::rename(Tmp, Pch) ||
+      Hash.empty() || fs::rename(Tmp, Pch) ||
       llvm::writeToOutput(Stamps, [&](llvm::raw_ostream &OS) {
-        OS << Lines << getFileStamp(Pch) << "\n" << Content << "\n";
+        std::string Change = getChangeStamp(Pch);
+        OS << Lines << getFileStamp(Pch) << "\ncontent " << Hash
+           << (Change.empty() ? "" : " " + Change) << "\n";
         return llvm::Error::success();
       })) {
     fs::remove(Tmp);
