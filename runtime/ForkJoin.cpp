@@ -125,20 +125,28 @@ static void fillScalars(Device &D, const qdrt_kernel_desc &K,
   char *Block = nullptr;
   std::memcpy(&Block, static_cast<const char *>(Args) + K.scalars_offset,
               sizeof(Block));
-  std::vector<std::pair<uint32_t, uint32_t>> Words; // offset, value
+  // The run of equal words being gathered: Count words of Word from Start.
+  uint32_t Start = 0, Word = 0, Count = 0;
+  auto Flush = [&] {
+    if (Count)
+      D.memset(Block + Start, Word, 4, Count, Stream);
+  };
   for (uint32_t F = 0; F < T.num_fills; ++F) {
     const qdrt_scalar_fill &SF = T.fills[F];
-    for (uint32_t W = 0; W < SF.bytes / 4; ++W)
-      Words.push_back({SF.offset + 4 * W, uint32_t(SF.bits >> (32 * W))});
+    for (uint32_t W = 0; W < SF.bytes / 4; ++W) {
+      uint32_t Offset = SF.offset + 4 * W,
+               Value = uint32_t(SF.bits >> (32 * W));
+      if (Count && Offset == Start + 4 * Count && Value == Word) {
+        ++Count;
+        continue;
+      }
+      Flush();
+      Start = Offset;
+      Word = Value;
+      Count = 1;
+    }
   }
-  for (size_t I = 0; I < Words.size();) {
-    size_t J = I + 1;
-    while (J < Words.size() && Words[J].first == Words[J - 1].first + 4 &&
-           Words[J].second == Words[I].second)
-      ++J;
-    D.memset(Block + Words[I].first, Words[I].second, 4, J - I, Stream);
-    I = J;
-  }
+  Flush();
 }
 
 /// The device address of a do_while loop's flag.
