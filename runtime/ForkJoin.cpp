@@ -67,8 +67,14 @@ public:
     if (!Memory)
       return;
     if (Reused) {
-      // Work of the call may still use it: freed with the context.
-      DC.retireScalarBlock(Memory);
+      // A failed call: once its stream has run what it queued, the block
+      // is idle again; if the stream cannot tell, it is not used again.
+      try {
+        DC.device().synchronizeStream(Stream);
+        DC.keepScalarBlock(Memory);
+      } catch (const qd::Error &) {
+        DC.retireScalarBlock(Memory);
+      }
       return;
     }
     try {

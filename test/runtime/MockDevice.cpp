@@ -20,7 +20,8 @@ thread_local std::string qd::rt::test::ThreadTag;
 void MockDevice::call(const std::string &What) {
   std::lock_guard<std::mutex> Lock(State->Mutex);
   ++State->CallCount;
-  if (State->FailAt && State->CallCount == State->FailAt) {
+  if (State->FailAt && (State->CallCount == State->FailAt ||
+                        (State->FailOn && State->CallCount > State->FailAt))) {
     State->FailedCall = What;
     throw qd::Error("mock: injected failure in " + What);
   }

@@ -33,6 +33,7 @@ struct MockState {
   std::vector<std::string> Calls;
   unsigned CallCount = 0;
   unsigned FailAt = 0;    ///< 1-based call number that throws; 0: none
+  bool FailOn = false;    ///< every call from FailAt on throws (a dead context)
   std::string FailedCall; ///< the call that was made to fail
   int LiveStreams = 0, LiveEvents = 0, LiveModules = 0, LiveBuffers = 0;
   bool RunCpuTasks = false; ///< run tasks' CPU code on launch

@@ -454,8 +454,9 @@ TEST_F(MockRuntimeTest, ConstantScalarsAreMemsetsInsteadOfLaunches) {
 
 // A call that returns a value waits for its stream, so its scalar block
 // serves the next such call: one allocation for many calls. A call that
-// fails may leave work that uses its block: the block is not used again,
-// and reset frees every block.
+// fails may leave work that uses its block: the block serves again once
+// its stream has run that work, and never when the stream cannot tell;
+// reset frees every block.
 TEST_F(MockRuntimeTest, ReturningCallsReuseTheirScalarBlock) {
   TestModule TM("reuse");
   struct Args {
@@ -483,11 +484,23 @@ TEST_F(MockRuntimeTest, ReturningCallsReuseTheirScalarBlock) {
   EXPECT_EQ(Count(C, "allocate 256"), 0);
   EXPECT_EQ(Count(C, "deallocate"), 0);
 
-  // The launch of the next call fails: its block is kept from use.
+  // The launch of the next call fails; its stream is waited for, and the
+  // block serves the call after.
   State->FailAt = State->CallCount + 1;
   EXPECT_EQ(Call(), QDRT_ERROR);
   EXPECT_EQ(State->FailedCall, "launch k_t0 n=3 s0");
   State->FailAt = 0;
+  EXPECT_EQ(Count(calls(), "synchronize s0"), 1);
+  ASSERT_EQ(Call(), QDRT_SUCCESS) << qdrt_last_error();
+  EXPECT_EQ(Count(calls(), "allocate 256"), 0);
+
+  // The launch fails and so does every call after (the wait too): the
+  // block is not used again.
+  State->FailAt = State->CallCount + 1;
+  State->FailOn = true;
+  EXPECT_EQ(Call(), QDRT_ERROR);
+  State->FailAt = 0;
+  State->FailOn = false;
   calls();
   ASSERT_EQ(Call(), QDRT_SUCCESS) << qdrt_last_error();
   EXPECT_EQ(Count(calls(), "allocate 256"), 1);
