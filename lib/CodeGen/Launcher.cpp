@@ -84,7 +84,7 @@ private:
   void emitTasks(unsigned NumTasks, bool WithDevice) {
     if (!NumTasks)
       return;
-    emitFills();
+    std::vector<size_t> Fills = emitFills();
     OS << "const qdrt_task_desc " << names::Tasks << "[] = {\n";
     unsigned Index = 0;
     for (const Kernel &K : M.Kernels)
@@ -101,43 +101,45 @@ private:
                    ? "\"" + names::latencyEntry(Tk) + "\""
                    : std::string("nullptr"))
            << (Tk.BlockShape.empty() ? "" : ", .flags = QDRT_TASK_TILED")
-           << getFillsField(K, Tk, Index++) << "},\n";
+           << getFillsField(Fills, Index++) << "},\n";
     OS << "};\n";
   }
 
   /// The scalar fills of each serial task that only sets kernel scalars to
-  /// constants (kir::getScalarFills): qd_fills_<task index>_[].
-  void emitFills() {
-    unsigned Index = 0;
+  /// constants (kir::getScalarFills): qd_fills_<task index>_[]. Returns
+  /// the number of fills of each task of the table.
+  std::vector<size_t> emitFills() {
+    std::vector<size_t> Counts;
     for (const Kernel &K : M.Kernels)
       for (const Task &Tk : K.Tasks) {
         auto Fills = getScalarFills(K, Tk);
-        if (!Fills.empty()) {
-          std::string Scalars =
-              names::qualified(K.Scope, names::scalarsStruct(K));
-          OS << "const qdrt_scalar_fill qd_fills_" << Index << "_[] = {\n";
-          for (auto [Id, I] : Fills) {
-            const LocalVar &V = K.findStmt(Id)->Vars[I];
-            OS << "  {.offset = __builtin_offsetof(" << Scalars << ", "
-               << names::scalarMember(V, Id) << "), .bytes = sizeof(" << V.Type
-               << "), .bits = 0x"
-               << llvm::utohexstr(*V.ConstantBits, /*LowerCase=*/true)
-               << "ull},\n";
-          }
-          OS << "};\n";
+        Counts.push_back(Fills.size());
+        if (Fills.empty())
+          continue;
+        std::string Scalars =
+            names::qualified(K.Scope, names::scalarsStruct(K));
+        OS << "const qdrt_scalar_fill qd_fills_" << Counts.size() - 1
+           << "_[] = {\n";
+        for (auto [Id, I] : Fills) {
+          const LocalVar &V = K.findStmt(Id)->Vars[I];
+          OS << "  {.offset = __builtin_offsetof(" << Scalars << ", "
+             << names::scalarMember(V, Id) << "), .bytes = sizeof(" << V.Type
+             << "), .bits = 0x"
+             << llvm::utohexstr(*V.ConstantBits, /*LowerCase=*/true)
+             << "ull},\n";
         }
-        ++Index;
+        OS << "};\n";
       }
+    return Counts;
   }
 
   /// `, .fills = ..., .num_fills = N` for task Index, or nothing.
-  static std::string getFillsField(const Kernel &K, const Task &Tk,
+  static std::string getFillsField(llvm::ArrayRef<size_t> Fills,
                                    unsigned Index) {
-    size_t N = getScalarFills(K, Tk).size();
-    if (!N)
+    if (!Fills[Index])
       return "";
     return ", .fills = qd_fills_" + std::to_string(Index) +
-           "_, .num_fills = " + std::to_string(N);
+           "_, .num_fills = " + std::to_string(Fills[Index]);
   }
 
   /// Each kernel's do_while loops: qd_loops_<kernel index>_[].
