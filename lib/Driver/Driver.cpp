@@ -107,10 +107,17 @@ static void checkNamespaceFree(const FrontendSession &Session,
     Diags.report(DiagID::err_name_is_generated_namespace, Clash->Loc) << Outer;
 }
 
-static int compileInput(const DriverOptions &Opts, Toolchain &Tools);
+/// Whether the architectures asked for were checked (checkNvidiaArchs), and
+/// the exit code: once per run of qdc, whatever the number of inputs.
+using ArchCheck = std::optional<int>;
+
+static int compileInput(const DriverOptions &Opts, Toolchain &Tools,
+                        ArchCheck &Archs);
 
 /// Every NVIDIA architecture asked for is one the installed ptxas compiles
-/// for (CUDA 13 dropped sm_50 to sm_72, for one); 0 when so.
+/// for (CUDA 13 dropped sm_50 to sm_72, for one); 0 when so. Reads ptxas's
+/// --help, which the driver starts before the parse: the check comes after
+/// it, before any output is written.
 static int checkNvidiaArchs(const DriverOptions &Opts, const Toolchain &Tools) {
   std::vector<std::string> Known;
   for (const OffloadTarget &Target : Opts.Targets) {
@@ -211,23 +218,25 @@ static int runPipelineOnArgs(llvm::ArrayRef<const char *> Args) {
   }
   if (Opts.InputFiles.empty())
     return reportError("no input file");
-  if (int RC = checkNvidiaArchs(Opts, Tools))
-    return RC;
   if (int RC = checkDistinctOutputs(Opts))
     return RC;
   // Several inputs: each compiled on its own, the others still compiled
   // when one fails, as clang does.
   int Status = 0;
+  ArchCheck Archs;
   for (const std::string &Input : Opts.InputFiles) {
     DriverOptions One = Opts;
     One.InputFile = Input;
-    Status = std::max(Status, compileInput(One, Tools));
+    Status = std::max(Status, compileInput(One, Tools, Archs));
+    if (Archs && *Archs)
+      break; // said once; every input would fail alike
   }
   return Status;
 }
 
 /// Compiles Opts.InputFile to its outputs; the exit code.
-static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
+static int compileInput(const DriverOptions &Opts, Toolchain &Tools,
+                        ArchCheck &Archs) {
   // Whether the compile printed anything: only silent compiles are cached.
   uint64_t Printed = llvm::errs().tell();
   if (!Opts.Namespace.empty())
@@ -255,6 +264,11 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
   if (Cache && Cache->restore(Paths))
     return 0;
 
+  // ptxas says which architectures it has while the parse runs.
+  if (!Archs && llvm::any_of(Opts.Targets, [](const OffloadTarget &T) {
+        return T.isNvidia();
+      }))
+    Tools.startPtxasHelp();
   FrontendOptions FOpts;
   FOpts.InputFile = Opts.InputFile;
   FOpts.InputText = std::move(*Input);
@@ -268,6 +282,14 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools) {
     if (!Summary.empty())
       llvm::errs() << Summary << '\n';
   };
+  // A cached object was made with this ptxas and these architectures:
+  // only a compile checks them.
+  if (!Archs)
+    Archs = checkNvidiaArchs(Opts, Tools);
+  if (*Archs) {
+    Summarize();
+    return *Archs;
+  }
   if (!M) {
     Summarize();
     return 1;

@@ -28,6 +28,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
@@ -35,6 +36,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <link.h>
+#include <mutex>
 
 using namespace qdc;
 namespace fs = llvm::sys::fs;
@@ -100,7 +102,7 @@ static std::string findProgram(llvm::ArrayRef<std::string> Names,
 }
 
 Toolchain::Toolchain(const char *Argv0, ToolchainOptions O)
-    : Opts(std::move(O)) {
+    : Opts(std::move(O)), PtxasHelp(std::make_shared<PtxasQuery>()) {
   static int Anchor;
   std::string Exe = fs::getMainExecutable(Argv0, &Anchor);
   std::string BinDir = path::parent_path(Exe).str();
@@ -262,26 +264,67 @@ std::vector<std::string> Toolchain::getHostArgs() const {
   return Args;
 }
 
+/// One run of `ptxas --help`, its output going to a temporary file: started
+/// once, waited for once. A run nobody asked about is waited for, and its
+/// file removed, when the last toolchain holding it goes.
+struct Toolchain::PtxasQuery {
+  std::mutex Lock;
+  std::optional<llvm::sys::ProcessInfo> Run;
+  std::string LogPath;
+  std::optional<std::string> Text;
+
+  /// Starts the run; Text is then set when it could not start.
+  void start(llvm::StringRef Ptxas) {
+    if (Run || Text)
+      return;
+    llvm::SmallString<128> Log;
+    if (Ptxas.empty() ||
+        fs::createTemporaryFile("qdc-ptxas-help", "txt", Log)) {
+      Text.emplace();
+      return;
+    }
+    LogPath = std::string(Log);
+    llvm::sys::RemoveFileOnSignal(LogPath);
+    std::optional<llvm::StringRef> Redirects[] = {
+        std::nullopt, llvm::StringRef(LogPath), llvm::StringRef(LogPath)};
+    llvm::StringRef Argv[] = {Ptxas, "--help"};
+    bool Failed = false;
+    llvm::sys::ProcessInfo P = llvm::sys::ExecuteNoWait(
+        Ptxas, Argv, std::nullopt, Redirects, 0, nullptr, &Failed);
+    if (Failed || P.Pid == llvm::sys::ProcessInfo::InvalidPid) {
+      fs::remove(LogPath);
+      llvm::sys::DontRemoveFileOnSignal(LogPath);
+      Text.emplace();
+      return;
+    }
+    Run = P;
+  }
+  /// Waits for the run and reads what it printed (empty when it failed).
+  void finish() {
+    if (!Run)
+      return;
+    llvm::sys::ProcessInfo Done = llvm::sys::Wait(*Run, std::nullopt);
+    Run.reset();
+    auto Buffer = llvm::MemoryBuffer::getFile(LogPath);
+    fs::remove(LogPath);
+    llvm::sys::DontRemoveFileOnSignal(LogPath);
+    Text.emplace();
+    if (Done.ReturnCode == 0 && Buffer)
+      *Text = (*Buffer)->getBuffer().str();
+  }
+  ~PtxasQuery() { finish(); }
+};
+
+void Toolchain::startPtxasHelp() const {
+  std::lock_guard<std::mutex> Guard(PtxasHelp->Lock);
+  PtxasHelp->start(Ptxas);
+}
+
 const std::string &Toolchain::getPtxasHelp() const {
-  if (PtxasHelp)
-    return *PtxasHelp;
-  PtxasHelp.emplace();
-  if (Ptxas.empty())
-    return *PtxasHelp;
-  llvm::SmallString<128> Log;
-  if (fs::createTemporaryFile("qdc-ptxas-help", "txt", Log))
-    return *PtxasHelp;
-  std::string LogPath(Log);
-  std::optional<llvm::StringRef> Redirects[] = {std::nullopt,
-                                                llvm::StringRef(LogPath),
-                                                llvm::StringRef(LogPath)};
-  llvm::StringRef Argv[] = {Ptxas, "--help"};
-  int RC = llvm::sys::ExecuteAndWait(Ptxas, Argv, std::nullopt, Redirects);
-  auto Text = llvm::MemoryBuffer::getFile(LogPath);
-  fs::remove(LogPath);
-  if (RC == 0 && Text)
-    *PtxasHelp = (*Text)->getBuffer().str();
-  return *PtxasHelp;
+  std::lock_guard<std::mutex> Guard(PtxasHelp->Lock);
+  PtxasHelp->start(Ptxas);
+  PtxasHelp->finish();
+  return *PtxasHelp->Text;
 }
 
 bool Toolchain::ptxasAccepts(llvm::StringRef Option) const {

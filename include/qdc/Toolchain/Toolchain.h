@@ -24,6 +24,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -105,6 +106,11 @@ public:
   const std::string &getClangDriverPath() const { return ClangDriver; }
   /// ptxas of the CUDA toolkit, or empty when none was found.
   const std::string &getPtxas() const { return Ptxas; }
+  /// Starts `ptxas --help` in the background, once, so that what the two
+  /// questions below read is ready when they are asked (the driver starts
+  /// it before the parse, which it then runs beside). Without it, the
+  /// first question runs ptxas and waits.
+  void startPtxasHelp() const;
   /// The NVIDIA architectures ptxas compiles for (`sm_90a`, `sm_100f`),
   /// read from its --help; empty when there is no ptxas or the list is not
   /// there.
@@ -146,7 +152,10 @@ private:
   std::string Fatbinary;
   /// What `ptxas --help` printed (empty when it failed), asked once.
   const std::string &getPtxasHelp() const;
-  mutable std::optional<std::string> PtxasHelp;
+  /// That run of ptxas and its answer; shared by the copies of a
+  /// toolchain, safe to ask from any thread.
+  struct PtxasQuery;
+  std::shared_ptr<PtxasQuery> PtxasHelp;
   std::string Libdevice;
   std::string Lld;
   std::string RocmBitcodeDir;
