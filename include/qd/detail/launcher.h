@@ -115,6 +115,22 @@ inline qdrt_module *register_module(const qdrt_module_desc &desc) {
   return m;
 }
 
+#ifdef QD_LAUNCHER_PCH_
+/// In the launcher's precompiled header only (qdc defines the macro there):
+/// what every launcher of an array parameter instantiates alike, a view's
+/// std::weak_ptr<const void> (copied, assigned, asked whether it expired,
+/// destroyed), made once when the header is built instead of by every
+/// compile that starts from it. Nothing of qd's own: functions instantiated
+/// in the header would be emitted in another order, and an object made from
+/// the header would differ from one made without it.
+inline void launcher_pch_instantiations_(std::weak_ptr<const void> &a,
+                                         const std::weak_ptr<const void> &b) {
+  std::weak_ptr<const void> c = b;
+  a = c;
+  (void)a.expired();
+}
+#endif
+
 } // namespace qd::detail
 
 #endif // QD_DETAIL_LAUNCHER_H
