@@ -17,6 +17,7 @@
 #include "DeviceLinkage.h"
 #include "HostParts.h"
 #include "ImplicitHostDevice.h"
+#include "KernelMarks.h"
 #include "LLVMWorkarounds.h"
 #include "LatencyVersions.h"
 #include "Names.h"
@@ -148,10 +149,13 @@ static void printSummary(const clang::DiagnosticConsumer &Client,
 }
 
 /// qdc's passes at the start of LLVM's pipeline: in a device image, its
-/// functions other than kernels made local (DeviceLinkage.h); then the
+/// kernels marked by calling convention before any pass (KernelMarks.h) and
+/// its functions other than kernels made local (DeviceLinkage.h); then the
 /// optimization limit (OptimizationLimit.h).
 static void addQdcPasses(clang::CodeGenOptions &Opts, bool Device) {
   Opts.PassBuilderCallbacks.push_back([Device](llvm::PassBuilder &PB) {
+    if (Device)
+      addKernelMarks(PB);
     PB.registerPipelineStartEPCallback(
         [Device](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
           if (Device) {
