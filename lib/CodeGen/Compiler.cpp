@@ -503,10 +503,8 @@ std::string Compiler::getLauncherPch() const {
   const ToolchainOptions &TO = Tools.getOptions();
   if (TO.PchDir.empty() || TO.PrintCommandsOnly || TO.Verbose)
     return "";
-  // QD_LAUNCHER_PCH_: the instantiations every launcher shares
-  // (launcher.h), made once in the header.
   static constexpr llvm::StringLiteral Text =
-      "#define QD_LAUNCHER_PCH_ 1\n#include <qd/detail/launcher.h>\n";
+      "#include <qd/detail/launcher.h>\n";
   // The header's own pending instantiations are made once, when it is
   // built, not by every compile that starts from it: the host code's check
   // of a one-kernel file 285 M -> 73 M instructions. (Part of the key: a
