@@ -283,16 +283,19 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools,
       llvm::errs() << Summary << '\n';
   };
   // A cached object was made with this ptxas and these architectures:
-  // only a compile checks them.
+  // only a compile checks them, after the parse (whose errors and their
+  // count come first).
+  if (!M) {
+    Summarize();
+    if (!Archs)
+      Archs = checkNvidiaArchs(Opts, Tools);
+    return 1;
+  }
   if (!Archs)
     Archs = checkNvidiaArchs(Opts, Tools);
   if (*Archs) {
     Summarize();
     return *Archs;
-  }
-  if (!M) {
-    Summarize();
-    return 1;
   }
   // The rules code generation adds run when code is generated or checked
   // (-fsyntax-only), not for the dumps.
