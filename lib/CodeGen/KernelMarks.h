@@ -1,5 +1,4 @@
-//===- KernelMarks.h - NVPTX kernels marked by calling convention -*- C++
-//-*-===//
+//===- KernelMarks.h - NVPTX kernels by calling convention ------*- C++ -*-===//
 //
 // Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
