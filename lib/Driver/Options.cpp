@@ -652,8 +652,11 @@ qdc::parseOptions(llvm::ArrayRef<const char *> Args, llvm::raw_ostream &Out) {
   if (llvm::Error E = checkCombination(P))
     return std::move(E);
   P.Opts.CommandLine.assign(Argv.begin(), Argv.end());
-  // The compile cache also keeps the precompiled launcher headers.
-  if (!P.Opts.CacheDir.empty())
+  // The compile cache also keeps the precompiled headers and what ptxas
+  // says of itself.
+  if (!P.Opts.CacheDir.empty()) {
     P.Opts.Tools.PchDir = P.Opts.CacheDir + "/pch";
+    P.Opts.Tools.ToolAnswersDir = P.Opts.CacheDir + "/tools";
+  }
   return std::optional<DriverOptions>(std::move(P.Opts));
 }

@@ -103,6 +103,20 @@ static std::vector<std::string> readCurrentStamps(llvm::StringRef StampsPath,
   return Files;
 }
 
+/// This Clang: its version and its library's stamp, found once (dladdr
+/// searches the library's symbols: about 0.3 ms a call).
+static const std::string &getClangStamp() {
+  static const std::string Stamp = [] {
+    std::string S = clang::getClangFullVersion();
+    Dl_info Info;
+    if (dladdr(reinterpret_cast<void *>(&clang::getClangFullVersion), &Info) &&
+        Info.dli_fname)
+      S += getFileStamp(Info.dli_fname);
+    return S;
+  }();
+  return Stamp;
+}
+
 /// The key of a header: the command line without its -I folders, Name and
 /// this Clang (its version, and the library's stamp for builds that share
 /// a version).
@@ -115,11 +129,7 @@ static std::string getKey(llvm::StringRef Name,
     H.update(Part);
     H.update(llvm::ArrayRef<uint8_t>{0});
   }
-  H.update(clang::getClangFullVersion());
-  Dl_info Info;
-  if (dladdr(reinterpret_cast<void *>(&clang::getClangFullVersion), &Info) &&
-      Info.dli_fname)
-    H.update(getFileStamp(Info.dli_fname));
+  H.update(getClangStamp());
   return llvm::toHex(H.final(), /*LowerCase=*/true);
 }
 

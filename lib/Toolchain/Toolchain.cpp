@@ -20,8 +20,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "qdc/Toolchain/Toolchain.h"
+#include "qdc/Toolchain/ReusedFiles.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
@@ -30,6 +32,8 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/Threading.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/Triple.h"
 
@@ -264,19 +268,64 @@ std::vector<std::string> Toolchain::getHostArgs() const {
   return Args;
 }
 
+static std::string hashText(llvm::StringRef Text) {
+  return llvm::utohexstr(llvm::xxh3_64bits(Text), /*LowerCase=*/true);
+}
+
+/// A tool's answer kept at Path: the tool's stamp, the hash of the text,
+/// then the text. Read back only whole and for the same stamp.
+static std::optional<std::string> readAnswer(llvm::StringRef Path,
+                                             llvm::StringRef Stamp) {
+  auto Buffer = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!Buffer)
+    return std::nullopt;
+  auto [KeptStamp, Rest] = (*Buffer)->getBuffer().split('\n');
+  auto [Hash, Text] = Rest.split('\n');
+  if (KeptStamp != Stamp || Text.empty() || Hash != hashText(Text))
+    return std::nullopt;
+  return Text.str();
+}
+
+/// Keeps Text at Path for readAnswer, written whole or not at all; a folder
+/// that cannot be written keeps nothing.
+static void keepAnswer(llvm::StringRef Path, llvm::StringRef Stamp,
+                       llvm::StringRef Text) {
+  if (fs::create_directories(path::parent_path(Path)))
+    return;
+  llvm::consumeError(llvm::writeToOutput(Path, [&](llvm::raw_ostream &OS) {
+    OS << Stamp << '\n' << hashText(Text) << '\n' << Text;
+    return llvm::Error::success();
+  }));
+}
+
 /// One run of `ptxas --help`, its output going to a temporary file: started
 /// once, waited for once. A run nobody asked about is waited for, and its
-/// file removed, when the last toolchain holding it goes.
+/// file removed, when the last toolchain holding it goes. With a folder of
+/// answers, a ptxas of the same stamp (size, time, path) is not run again:
+/// its answer is read from there (about 7 ms of a process less per
+/// compile), and a run's answer is kept there.
 struct Toolchain::PtxasQuery {
   std::mutex Lock;
   std::optional<llvm::sys::ProcessInfo> Run;
   std::string LogPath;
   std::optional<std::string> Text;
+  /// Where this ptxas's answer is kept, and its stamp; empty: nowhere.
+  std::string AnswerPath, Stamp;
 
-  /// Starts the run; Text is then set when it could not start.
-  void start(llvm::StringRef Ptxas) {
+  /// Starts the run, unless the answer is kept in AnswersDir; Text is set
+  /// when it is, or when the run could not start.
+  void start(llvm::StringRef Ptxas, llvm::StringRef AnswersDir) {
     if (Run || Text)
       return;
+    if (!Ptxas.empty() && !AnswersDir.empty()) {
+      Stamp = getFileStamp(Ptxas);
+      if (!Stamp.empty()) {
+        AnswerPath = join(AnswersDir, "ptxas-help-" + hashText(Stamp) + ".txt");
+        if ((Text = readAnswer(AnswerPath, Stamp)))
+          return;
+      }
+    }
     llvm::SmallString<128> Log;
     if (Ptxas.empty() ||
         fs::createTemporaryFile("qdc-ptxas-help", "txt", Log)) {
@@ -311,18 +360,20 @@ struct Toolchain::PtxasQuery {
     Text.emplace();
     if (Done.ReturnCode == 0 && Buffer)
       *Text = (*Buffer)->getBuffer().str();
+    if (!AnswerPath.empty() && !Text->empty())
+      keepAnswer(AnswerPath, Stamp, *Text);
   }
   ~PtxasQuery() { finish(); }
 };
 
 void Toolchain::startPtxasHelp() const {
   std::lock_guard<std::mutex> Guard(PtxasHelp->Lock);
-  PtxasHelp->start(Ptxas);
+  PtxasHelp->start(Ptxas, Opts.ToolAnswersDir);
 }
 
 const std::string &Toolchain::getPtxasHelp() const {
   std::lock_guard<std::mutex> Guard(PtxasHelp->Lock);
-  PtxasHelp->start(Ptxas);
+  PtxasHelp->start(Ptxas, Opts.ToolAnswersDir);
   PtxasHelp->finish();
   return *PtxasHelp->Text;
 }

@@ -76,6 +76,10 @@ struct ToolchainOptions {
   /// Where precompiled launcher headers are kept (the compile cache's
   /// pch/ folder); empty: none are.
   std::string PchDir;
+  /// Where what a tool says of itself (`ptxas --help`) is kept, by the
+  /// tool's stamp (the compile cache's tools/ folder); empty: it is asked
+  /// in every run.
+  std::string ToolAnswersDir;
 };
 
 /// Whether W, an entry of ToolchainOptions::Warnings, names qdc's own
@@ -109,7 +113,8 @@ public:
   /// Starts `ptxas --help` in the background, once, so that what the two
   /// questions below read is ready when they are asked (the driver starts
   /// it before the parse, which it then runs beside). Without it, the
-  /// first question runs ptxas and waits.
+  /// first question runs ptxas and waits. With ToolAnswersDir, the answer
+  /// kept there for a ptxas of the same stamp is read instead.
   void startPtxasHelp() const;
   /// The NVIDIA architectures ptxas compiles for (`sm_90a`, `sm_100f`),
   /// read from its --help; empty when there is no ptxas or the list is not
