@@ -54,7 +54,9 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/IPO/Internalize.h"
 
+#include <atomic>
 #include <mutex>
+#include <thread>
 
 using namespace qdc;
 using namespace qdc::codegen;
@@ -419,6 +421,72 @@ llvm::Expected<std::string> Compiler::runTool(
                                                 llvm::StringRef)>
         MakeArgs,
     const llvm::Twine &What) const {
+  ToolLog.clear();
+  return runToolLogged(Inputs, OutExt, MakeArgs, What.str(), ToolLog);
+}
+
+llvm::Expected<std::vector<std::string>> Compiler::runToolEach(
+    llvm::ArrayRef<std::string> Inputs, const char *InExt, const char *OutExt,
+    llvm::function_ref<std::vector<std::string>(llvm::StringRef,
+                                                llvm::StringRef)>
+        MakeArgs,
+    const llvm::Twine &What) const {
+  size_t N = Inputs.size();
+  std::vector<std::optional<llvm::Expected<std::string>>> Outs(N);
+  std::vector<std::string> Logs(N);
+  std::string Name = What.str();
+  std::atomic<size_t> Next{0};
+  auto Work = [&] {
+    for (size_t I = Next++; I < N; I = Next++)
+      Outs[I].emplace(runToolLogged(
+          {{&Inputs[I], InExt}}, OutExt,
+          [&](llvm::ArrayRef<std::string> In, llvm::StringRef Out) {
+            return MakeArgs(In.front(), Out);
+          },
+          Name, Logs[I]));
+  };
+  const ToolchainOptions &TO = Tools.getOptions();
+  unsigned Threads = TO.Verbose || TO.PrintCommandsOnly
+                         ? 1
+                         : std::min<size_t>(Tools.getThreads(), N);
+  {
+    std::vector<std::thread> Workers;
+    for (unsigned T = 1; T < Threads; ++T)
+      Workers.emplace_back(Work);
+    Work();
+    for (std::thread &W : Workers)
+      W.join();
+  }
+  ToolLog.clear();
+  std::vector<std::string> Results;
+  std::optional<llvm::Error> First;
+  for (size_t I = 0; I < N; ++I) {
+    ToolLog += Logs[I];
+    if (!*Outs[I]) {
+      if (!First)
+        First = Outs[I]->takeError();
+      else
+        llvm::consumeError(Outs[I]->takeError());
+      continue;
+    }
+    Results.push_back(std::move(**Outs[I]));
+  }
+  if (First)
+    return std::move(*First);
+  return Results;
+}
+
+void Compiler::prependToolLog(llvm::StringRef Log) const {
+  ToolLog.insert(0, Log.str());
+}
+
+llvm::Expected<std::string> Compiler::runToolLogged(
+    llvm::ArrayRef<std::pair<const std::string *, const char *>> Inputs,
+    const char *OutExt,
+    llvm::function_ref<std::vector<std::string>(llvm::ArrayRef<std::string>,
+                                                llvm::StringRef)>
+        MakeArgs,
+    const std::string &What, std::string &Log) const {
   std::vector<TempFile> In(Inputs.size());
   std::vector<std::string> InPaths;
   for (size_t I = 0; I < Inputs.size(); ++I) {
@@ -434,9 +502,8 @@ llvm::Expected<std::string> Compiler::runTool(
   TempFile Out;
   if (llvm::Error E = Out.create(OutExt))
     return std::move(E);
-  ToolLog.clear();
-  if (llvm::Error E = runProgram(MakeArgs(InPaths, Out.path()),
-                                 Tools.getOptions(), &ToolLog))
+  if (llvm::Error E =
+          runProgram(MakeArgs(InPaths, Out.path()), Tools.getOptions(), &Log))
     return std::move(E);
   return Out.read(What);
 }

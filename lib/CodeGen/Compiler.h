@@ -106,6 +106,19 @@ public:
               llvm::ArrayRef<std::string> In, llvm::StringRef Out)>
               MakeArgs,
           const llvm::Twine &What) const;
+  /// runTool on each of Inputs, several at once (as many as the
+  /// toolchain's threads; one at a time with -v and -###, whose commands
+  /// then print in order): the outputs in order. What they printed is kept
+  /// in order (takeToolLog); the error is the first in order.
+  llvm::Expected<std::vector<std::string>>
+  runToolEach(llvm::ArrayRef<std::string> Inputs, const char *InExt,
+              const char *OutExt,
+              llvm::function_ref<std::vector<std::string>(llvm::StringRef In,
+                                                          llvm::StringRef Out)>
+                  MakeArgs,
+              const llvm::Twine &What) const;
+  /// Puts Log before what the last tool printed (takeToolLog).
+  void prependToolLog(llvm::StringRef Log) const;
   const Toolchain &getToolchain() const { return Tools; }
   /// What the last tool runTool ran printed (its standard output and
   /// error), once.
@@ -137,6 +150,14 @@ public:
   bool isLibraryName(llvm::StringRef Name) const;
 
 private:
+  /// runTool, what the tool printed going to Log; safe on any thread.
+  llvm::Expected<std::string> runToolLogged(
+      llvm::ArrayRef<std::pair<const std::string *, const char *>> Inputs,
+      const char *OutExt,
+      llvm::function_ref<std::vector<std::string>(
+          llvm::ArrayRef<std::string> In, llvm::StringRef Out)>
+          MakeArgs,
+      const std::string &What, std::string &Log) const;
   std::unique_ptr<HostIR> compileHostIR(const std::string &Source,
                                         bool SyntaxOnly,
                                         const std::string &Pch) const;

@@ -247,6 +247,11 @@ private:
         ->type_name("<opt>")
         ->delimiter(',')
         ->allow_extra_args(false);
+    App.add_option("--ptx-part-entries", Opts.Tools.PtxPartEntries,
+                   "Assemble a module of more than <n> GPU entry functions "
+                   "in parts of about <n>, several at once, joined by "
+                   "nvlink (default 256; 0: always whole)")
+        ->type_name("<n>");
     App.add_flag("--resource-usage", Opts.Tools.ResourceUsage,
                  "Report each task's registers, spills, stack and shared "
                  "memory per NVIDIA architecture, as ptxas -v finds them");

@@ -8,12 +8,14 @@
 // compiled with libdevice to PTX for the target's PTX arch (the newest LLVM
 // knows, for newer GPUs), and SASS from that PTX with the CUDA toolkit's
 // ptxas when it is found; an object embeds them as one fat binary made by
-// the toolkit's fatbinary.
+// the toolkit's fatbinary. A module of many entries is assembled in parts
+// (PtxParts.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "../Compiler.h"
 #include "GpuHooks.h"
+#include "PtxParts.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -140,38 +142,103 @@ public:
   }
   ImageKind getNativeImageKind() const override { return ImageKind::Cubin; }
 
-  /// SASS for For from PTX, with ptxas.
+  /// ptxas's command line for In to Out, for For: relocatable code (-c)
+  /// for a part of a module.
+  static std::vector<std::string> getPtxasArgs(const Toolchain &Tools,
+                                               const OffloadTarget &For,
+                                               llvm::StringRef In,
+                                               llvm::StringRef Out,
+                                               bool SplitCompile, bool Part) {
+    const ToolchainOptions &TO = Tools.getOptions();
+    std::vector<std::string> Args = {
+        Tools.getPtxas(),
+        "-arch=" + For.getName(),
+        "-O" + std::to_string(TO.DeviceDebug ? 0 : TO.OptLevel),
+        "-o",
+        Out.str(),
+        In.str()};
+    if (Part)
+      Args.push_back("-c");
+    if (TO.DeviceDebug)
+      Args.push_back("-g");
+    else if (TO.DebugInfo || TO.LineInfo)
+      Args.push_back("-lineinfo");
+    if (TO.ResourceUsage)
+      Args.push_back("-v");
+    // Its work is per entry function: several are optimized at once, on as
+    // many threads as the machine has. The SASS records ptxas's options, so
+    // the count is the same whatever --threads says: the object is the same
+    // byte for byte.
+    if (SplitCompile)
+      Args.insert(Args.end(), {"--split-compile", "0"});
+    Args.insert(Args.end(), TO.PtxasArgs.begin(), TO.PtxasArgs.end());
+    return Args;
+  }
+
+  /// SASS for For from PTX, with ptxas: a module of more than
+  /// --ptx-part-entries entries (256, about 0.4 s of ptxas) in parts joined
+  /// by nvlink, where it can be cut and nothing asks for debug information;
+  /// any other whole.
   llvm::Expected<std::string>
   assembleImage(const Compiler &C, const std::string &Ptx,
                 const OffloadTarget &For) const override {
     const Toolchain &Tools = C.getToolchain();
     const ToolchainOptions &TO = Tools.getOptions();
-    auto Ptxas = [&](llvm::StringRef In, llvm::StringRef Out) {
-      std::vector<std::string> Args = {
-          Tools.getPtxas(),
-          "-arch=" + For.getName(),
-          "-O" + std::to_string(TO.DeviceDebug ? 0 : TO.OptLevel),
-          "-o",
-          Out.str(),
-          In.str()};
-      if (TO.DeviceDebug)
-        Args.push_back("-g");
-      else if (TO.DebugInfo || TO.LineInfo)
-        Args.push_back("-lineinfo");
-      if (TO.ResourceUsage)
-        Args.push_back("-v");
-      // Its work is per entry function: several are optimized at once, on
-      // as many threads as the machine has. The SASS records ptxas's
-      // options, so the count is the same whatever --threads says: the
-      // object is the same byte for byte.
-      if (llvm::StringRef(Ptx).count(".entry ") > 1 &&
-          Tools.ptxasAccepts("--split-compile"))
-        Args.insert(Args.end(), {"--split-compile", "0"});
-      Args.insert(Args.end(), TO.PtxasArgs.begin(), TO.PtxasArgs.end());
-      return Args;
-    };
-    return C.runTool(Ptx, "ptx", "cubin", Ptxas,
-                     "the SASS for " + For.getName());
+    std::string What = "the SASS for " + For.getName();
+    if (TO.PtxPartEntries && !TO.DeviceDebug && !TO.DebugInfo && !TO.LineInfo &&
+        !Tools.getNvlink().empty())
+      if (std::optional<std::vector<std::string>> Parts =
+              splitPtx(Ptx, TO.PtxPartEntries))
+        if (std::optional<std::string> Cubin =
+                assembleParts(C, *Parts, For, What))
+          return std::move(*Cubin);
+    bool Split = llvm::StringRef(Ptx).count(".entry ") > 1 &&
+                 Tools.ptxasAccepts("--split-compile");
+    return C.runTool(
+        Ptx, "ptx", "cubin",
+        [&](llvm::StringRef In, llvm::StringRef Out) {
+          return getPtxasArgs(Tools, For, In, Out, Split, /*Part=*/false);
+        },
+        What);
+  }
+
+  /// The parts assembled on their own, several at once, and joined; none
+  /// when a part or the join fails (the module is then assembled whole,
+  /// whose errors are those reported).
+  static std::optional<std::string>
+  assembleParts(const Compiler &C, llvm::ArrayRef<std::string> Parts,
+                const OffloadTarget &For, const std::string &What) {
+    const Toolchain &Tools = C.getToolchain();
+    llvm::Expected<std::vector<std::string>> Objects = C.runToolEach(
+        Parts, "ptx", "o",
+        [&](llvm::StringRef In, llvm::StringRef Out) {
+          return getPtxasArgs(Tools, For, In, Out, /*SplitCompile=*/false,
+                              /*Part=*/true);
+        },
+        What);
+    if (!Objects) {
+      llvm::consumeError(Objects.takeError());
+      return std::nullopt;
+    }
+    std::string PartsLog = C.takeToolLog();
+    std::vector<std::pair<const std::string *, const char *>> Inputs;
+    for (const std::string &O : *Objects)
+      Inputs.push_back({&O, "o"});
+    llvm::Expected<std::string> Cubin = C.runTool(
+        Inputs, "cubin",
+        [&](llvm::ArrayRef<std::string> In, llvm::StringRef Out) {
+          std::vector<std::string> Args = {
+              Tools.getNvlink(), "-arch=" + For.getName(), "-o", Out.str()};
+          Args.insert(Args.end(), In.begin(), In.end());
+          return Args;
+        },
+        What);
+    if (!Cubin) {
+      llvm::consumeError(Cubin.takeError());
+      return std::nullopt;
+    }
+    C.prependToolLog(PartsLog);
+    return std::move(*Cubin);
   }
 
   /// An object embeds one CUDA fat binary, as nvcc's do, when the toolkit
