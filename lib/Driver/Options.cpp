@@ -250,7 +250,8 @@ private:
     App.add_option("--ptx-part-entries", Opts.Tools.PtxPartEntries,
                    "Assemble a module of more than <n> GPU entry functions "
                    "in parts of about <n>, several at once, joined by "
-                   "nvlink (default 256; 0: always whole)")
+                   "nvlink: faster to build, slower code (0, the default: "
+                   "whole)")
         ->type_name("<n>");
     App.add_flag("--resource-usage", Opts.Tools.ResourceUsage,
                  "Report each task's registers, spills, stack and shared "

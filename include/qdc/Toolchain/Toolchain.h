@@ -52,9 +52,9 @@ struct ToolchainOptions {
   /// -Xptxas <opt>: given to every ptxas run, in order.
   std::vector<std::string> PtxasArgs;
   /// --ptx-part-entries: a module of more than this many entry functions
-  /// is assembled by ptxas in parts joined by nvlink (PtxParts.h); 0:
-  /// whole.
-  unsigned PtxPartEntries = 256;
+  /// is assembled by ptxas in parts joined by nvlink (PtxParts.h); 0 (the
+  /// default): whole.
+  unsigned PtxPartEntries = 0;
   /// --resource-usage: each task's registers, spills, stack and shared
   /// memory per architecture, as ptxas -v reports them, at the kernel's
   /// .qd line.

@@ -176,9 +176,9 @@ public:
   }
 
   /// SASS for For from PTX, with ptxas: a module of more than
-  /// --ptx-part-entries entries (256, about 0.4 s of ptxas) in parts joined
-  /// by nvlink, where it can be cut and nothing asks for debug information;
-  /// any other whole.
+  /// --ptx-part-entries entries (when given) in parts joined by nvlink,
+  /// where it can be cut and nothing asks for debug information; any other
+  /// whole.
   llvm::Expected<std::string>
   assembleImage(const Compiler &C, const std::string &Ptx,
                 const OffloadTarget &For) const override {
