@@ -56,6 +56,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 using namespace qdc;
@@ -451,8 +452,13 @@ llvm::Expected<std::vector<std::string>> Compiler::runToolEach(
                          : std::min<size_t>(Tools.getThreads(), N);
   {
     std::vector<std::thread> Workers;
-    for (unsigned T = 1; T < Threads; ++T)
-      Workers.emplace_back(Work);
+    for (unsigned T = 1; T < Threads; ++T) {
+      try {
+        Workers.emplace_back(Work);
+      } catch (const std::system_error &) {
+        break; // no more threads: the ones there do the rest
+      }
+    }
     Work();
     for (std::thread &W : Workers)
       W.join();

@@ -60,26 +60,38 @@ bool isIdentifierChar(char C) {
   return llvm::isAlnum(C) || C == '_' || C == '$';
 }
 
+constexpr size_t NoEnd = llvm::StringRef::npos;
+
+/// Where the comment (or, with Strings, the string) that starts at I in
+/// Text ends, one past it: I when none starts there, NoEnd when it does not
+/// end.
+size_t skipComment(llvm::StringRef Text, size_t I, bool Strings) {
+  llvm::StringRef Rest = Text.substr(I);
+  if (Rest.starts_with("//")) {
+    size_t Eol = Text.find('\n', I);
+    return Eol == NoEnd ? Text.size() : Eol + 1;
+  }
+  if (Rest.starts_with("/*")) {
+    size_t Close = Text.find("*/", I + 2);
+    return Close == NoEnd ? NoEnd : Close + 2;
+  }
+  if (!Strings || !Rest.starts_with("\""))
+    return I;
+  size_t J = I + 1;
+  while (J < Text.size() && Text[J] != '"')
+    J += Text[J] == '\\' ? 2 : 1;
+  return J >= Text.size() ? NoEnd : J + 1;
+}
+
 /// Calls Fn with each token of Text that is a name or a directive, leaving
 /// out comments and strings; false when a comment or string does not end.
 template <typename FnT> bool forEachToken(llvm::StringRef Text, FnT Fn) {
   for (size_t I = 0; I < Text.size();) {
     char C = Text[I];
-    if (Text.substr(I).starts_with("//")) {
-      size_t Eol = Text.find('\n', I);
-      I = Eol == llvm::StringRef::npos ? Text.size() : Eol + 1;
-    } else if (Text.substr(I).starts_with("/*")) {
-      size_t Close = Text.find("*/", I + 2);
-      if (Close == llvm::StringRef::npos)
+    if (size_t After = skipComment(Text, I, /*Strings=*/true); After != I) {
+      if (After == NoEnd)
         return false;
-      I = Close + 2;
-    } else if (C == '"') {
-      size_t J = I + 1;
-      while (J < Text.size() && Text[J] != '"')
-        J += Text[J] == '\\' ? 2 : 1;
-      if (J >= Text.size())
-        return false;
-      I = J + 1;
+      I = After;
     } else if (llvm::isDigit(C)) {
       while (I < Text.size() && isIdentifierChar(Text[I]))
         ++I; // a number, with its suffix
@@ -106,7 +118,7 @@ public:
     size_t Begin = At;
     while (true) {
       size_t Code = skipSpaceAndComments();
-      if (Code == llvm::StringRef::npos)
+      if (Code == NoEnd)
         return false;
       if (Code >= Ptx.size())
         return true; // what follows the last item is comments only
@@ -122,23 +134,17 @@ public:
 
 private:
   /// Moves At past blanks and comments: where code starts, Ptx.size() at
-  /// the end, npos in an unended comment.
+  /// the end, NoEnd in an unended comment.
   size_t skipSpaceAndComments() {
     while (At < Ptx.size()) {
-      llvm::StringRef Rest = Ptx.substr(At);
-      if (llvm::isSpace(Rest.front())) {
+      if (llvm::isSpace(Ptx[At])) {
         ++At;
-      } else if (Rest.starts_with("//")) {
-        size_t Eol = Ptx.find('\n', At);
-        At = Eol == llvm::StringRef::npos ? Ptx.size() : Eol + 1;
-      } else if (Rest.starts_with("/*")) {
-        size_t Close = Ptx.find("*/", At + 2);
-        if (Close == llvm::StringRef::npos)
-          return llvm::StringRef::npos;
-        At = Close + 2;
-      } else {
-        return At;
+        continue;
       }
+      size_t After = skipComment(Ptx, At, /*Strings=*/false);
+      if (After == At || After == NoEnd)
+        return After;
+      At = After;
     }
     return At;
   }
@@ -149,24 +155,10 @@ private:
     bool Head = true, Callable = false;
     for (size_t I = It.Code; I < Ptx.size(); ++I) {
       char C = Ptx[I];
-      llvm::StringRef Rest = Ptx.substr(I);
-      if (Rest.starts_with("//")) {
-        size_t Eol = Ptx.find('\n', I);
-        if (Eol == llvm::StringRef::npos)
+      if (size_t After = skipComment(Ptx, I, /*Strings=*/true); After != I) {
+        if (After == NoEnd)
           return false;
-        I = Eol;
-      } else if (Rest.starts_with("/*")) {
-        size_t Close = Ptx.find("*/", I + 2);
-        if (Close == llvm::StringRef::npos)
-          return false;
-        I = Close + 1;
-      } else if (C == '"') {
-        size_t J = I + 1;
-        while (J < Ptx.size() && Ptx[J] != '"')
-          J += Ptx[J] == '\\' ? 2 : 1;
-        if (J >= Ptx.size())
-          return false;
-        I = J;
+        I = After - 1;
       } else if (C == '(') {
         ++Parens;
       } else if (C == ')') {
@@ -237,7 +229,7 @@ private:
     llvm::StringRef After = HeadText.substr(KindEnd).ltrim();
     if (It.Kind != ItemKind::Variable && After.starts_with("(")) {
       size_t Close = After.find(')');
-      if (Close == llvm::StringRef::npos)
+      if (Close == NoEnd)
         return false;
       After = After.substr(Close + 1);
     }
@@ -289,10 +281,10 @@ std::optional<std::vector<std::string>>
 qdc::codegen::splitPtx(llvm::StringRef Ptx, unsigned EntriesPerPart) {
   // The header: .version, .target and .address_size, with their comments.
   size_t Size = Ptx.find("\n.address_size");
-  if (Size == llvm::StringRef::npos || EntriesPerPart == 0)
+  if (Size == NoEnd || EntriesPerPart == 0)
     return std::nullopt;
   size_t HeaderEnd = Ptx.find('\n', Size + 1);
-  if (HeaderEnd == llvm::StringRef::npos)
+  if (HeaderEnd == NoEnd)
     return std::nullopt;
   llvm::StringRef Header = Ptx.take_front(HeaderEnd + 1);
   if (!Header.contains("\n.version") || !Header.contains("\n.target"))
