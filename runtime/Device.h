@@ -240,6 +240,19 @@ public:
   /// aligned to WordBytes, to the low bytes of Word.
   virtual void memset(void *Dst, uint32_t Word, unsigned WordBytes,
                       size_t Count, Handle Stream) = 0;
+  /// Queues on Stream the setting of Count 32-bit words at Dst (aligned to
+  /// 4) to Pattern, Period words (1 to 16) repeated: word i is
+  /// Pattern[i % Period]. False when this device has no such fill (the
+  /// caller then copies one element and doubles it on the device).
+  virtual bool fillWords(void *Dst, const uint32_t *Pattern, unsigned Period,
+                         size_t Count, Handle Stream) {
+    (void)Dst;
+    (void)Pattern;
+    (void)Period;
+    (void)Count;
+    (void)Stream;
+    return false;
+  }
   /// Empty when the Bytes at P are memory this device's kernels and copies
   /// can use; otherwise why not ("host memory the driver does not know").
   /// Backends that cannot tell say nothing.

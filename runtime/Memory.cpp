@@ -5,9 +5,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The memory operations of DESIGN section 3.1 that run on the
-// device: fill (a memset when the element repeats a short pattern, else
-// the first element copied in and doubled by device-to-device copies: no
-// host buffer of the array's size), copies between device arrays, and the
+// device: fill (a memset when the element repeats a short pattern, else a
+// kernel repeating its words where the device has one, else the first
+// element copied in and doubled by device-to-device copies: no host buffer
+// of the array's size), copies between device arrays, and the
 // checks a view of memory the program owns gets.
 //
 //===----------------------------------------------------------------------===//
@@ -37,6 +38,18 @@ unsigned findPeriod(const unsigned char *Value, size_t Bytes) {
   return 0;
 }
 
+/// A kernel that repeats the element's 32-bit words (a double of 1.0 / 3,
+/// a qd::vec3), where the device has one and the element is 4 to 64 bytes
+/// in whole words at an address aligned to 4; false when not.
+bool fillByWords(rt::Device &D, void *Dst, const unsigned char *Value,
+                 size_t ElemBytes, size_t Total, void *Stream) {
+  if (ElemBytes % 4 || ElemBytes > 64 || reinterpret_cast<uintptr_t>(Dst) % 4)
+    return false;
+  uint32_t Words[16];
+  std::memcpy(Words, Value, ElemBytes);
+  return D.fillWords(Dst, Words, unsigned(ElemBytes / 4), Total / 4, Stream);
+}
+
 } // namespace
 
 void qd::detail::fill(void *Dst, const void *Value, size_t ElemBytes,
@@ -54,7 +67,7 @@ void qd::detail::fill(void *Dst, const void *Value, size_t ElemBytes,
     uint32_t Word = 0;
     std::memcpy(&Word, Bytes, Period);
     D.memset(Dst, Word, Period, Total / Period, Stream);
-  } else {
+  } else if (!fillByWords(D, Dst, Bytes, ElemBytes, Total, Stream)) {
     // One element from the host (the driver stages it before returning),
     // then doubling copies on the device: 1 + log2(Count) calls.
     auto *Out = static_cast<unsigned char *>(Dst);

@@ -519,6 +519,7 @@ public:
   bool hasGraphs() const override { return true; }
   void beginCapture(Handle S) override {
     makeCurrent();
+    Context.prepareFill(); // a fill in the capture then only launches
     // Thread-local mode: other threads' unsafe calls do not break it.
     Api.call(Api.StreamBeginCapture, stream(S), 1);
   }
@@ -633,6 +634,13 @@ public:
                static_cast<unsigned short>(Word), Count, stream(S));
     else
       Api.call(Api.MemsetD32Async, devicePtr(Dst), Word, Count, stream(S));
+  }
+  bool fillWords(void *Dst, const uint32_t *Pattern, unsigned Period,
+                 size_t Count, Handle S) override {
+    makeCurrent();
+    return Context.fillWords(
+        Dst, Pattern, Period, Count,
+        gridBlocks(Count, ContextT::FillBlock, Gpu.Multiprocessors), stream(S));
   }
   std::string checkUsable(const void *P, size_t Bytes) override {
     makeCurrent();

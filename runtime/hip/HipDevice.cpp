@@ -73,6 +73,14 @@ public:
       : D(D), Dev(Gpu.Id), Name(Gpu.Name) {}
 
   hipDevice_t place() const { return Dev; }
+  /// No fill kernel for AMD GPUs (it would need a code object per
+  /// architecture): fills without a short pattern copy and double.
+  static constexpr unsigned FillBlock = 256;
+  bool fillWords(void *, const uint32_t *, unsigned, size_t, unsigned,
+                 hipStream_t) const {
+    return false;
+  }
+  void prepareFill() const {}
   /// HIP's pointer attributes differ between ROCm versions: the HIP
   /// backend does not check views' pointers.
   std::string checkUsable(const void *, size_t) const { return {}; }

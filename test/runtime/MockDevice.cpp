@@ -228,6 +228,16 @@ void MockDevice::copyOnDevice(void *Dst, const void *Src, size_t Bytes,
   std::memcpy(Dst, Src, Bytes);
 }
 
+bool MockDevice::fillWords(void *Dst, const uint32_t *Pattern, unsigned Period,
+                           size_t Count, Handle S) {
+  call("fillWords " + std::to_string(Count) + "x" + std::to_string(Period) +
+       " " + name(S));
+  auto *Words = static_cast<uint32_t *>(Dst);
+  for (size_t I = 0; I < Count; ++I)
+    Words[I] = Pattern[I % Period];
+  return true;
+}
+
 void MockDevice::memset(void *Dst, uint32_t Word, unsigned WordBytes,
                         size_t Count, Handle S) {
   call("memset" + std::to_string(8 * WordBytes) + " " + std::to_string(Count) +

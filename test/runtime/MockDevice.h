@@ -109,6 +109,8 @@ public:
   void destroyRecordedGraph(Handle) override { call("destroyRecordedGraph"); }
   void memset(void *Dst, uint32_t Word, unsigned WordBytes, size_t Count,
               Handle S) override;
+  bool fillWords(void *Dst, const uint32_t *Pattern, unsigned Period,
+                 size_t Count, Handle S) override;
 
   /// "s0" for the default stream, "s3", "e2", ... for the others.
   std::string name(Handle H);

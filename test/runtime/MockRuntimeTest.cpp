@@ -803,10 +803,24 @@ TEST_F(MockRuntimeTest, AHostArrayOutlivesAReset) {
   EXPECT_EQ(State->takeCalls(), Calls{});
 }
 
-TEST_F(MockRuntimeTest, FillsAreMemsetsOrDoublingCopiesNeverAFullHostBuffer) {
+/// An element of 6 bytes: no whole 32-bit words.
+struct Short3 {
+  int16_t A, B, C;
+  bool operator==(const Short3 &O) const {
+    return A == O.A && B == O.B && C == O.C;
+  }
+};
+/// An element of 68 bytes: more words than the fill kernel repeats.
+struct Wide {
+  float V[17];
+  bool operator==(const Wide &O) const { return std::equal(V, V + 17, O.V); }
+};
+
+TEST_F(MockRuntimeTest, FillsAreMemsetsWordKernelsOrDoublingCopies) {
   Ndarray<float, 1> F({1 << 20});
   Ndarray<double, 1> D({1000});
   Ndarray<qd::vec2, 1> V({1000});
+  Ndarray<qd::vec3, 1> V3({1001});
   calls();
   F.fill(1.5f);
   D.fill(0.0);
@@ -815,13 +829,33 @@ TEST_F(MockRuntimeTest, FillsAreMemsetsOrDoublingCopiesNeverAFullHostBuffer) {
             (std::vector<std::string>{"memset32 1048576 s0", "synchronize s0",
                                       "memset8 8000 s0", "synchronize s0",
                                       "memset32 2000 s0", "synchronize s0"}));
-  D.fill(1.0); // 0x3ff0000000000000: no 4-byte pattern
+  // No 1-, 2- or 4-byte pattern: the device's kernel repeating the words.
+  D.fill(1.0); // 0x3ff0000000000000
+  V3.fill(qd::vec3{1, -2, 0.5f});
+  EXPECT_EQ(calls(), (std::vector<std::string>{
+                         "fillWords 2000x2 s0", "synchronize s0",
+                         "fillWords 3003x3 s0", "synchronize s0"}));
+  EXPECT_EQ(D.to_vector(), std::vector<double>(1000, 1.0));
+  EXPECT_EQ(V3.to_vector(), std::vector<qd::vec3>(1001, qd::vec3{1, -2, 0.5f}));
+  // No whole words, or too many: one element in, then doubling copies.
+  Ndarray<Short3, 1> S({1000});
+  calls();
+  S.fill({1, 2, 3});
   std::vector<std::string> Calls = calls();
   ASSERT_EQ(Calls.size(), 12u); // one element in, 10 doublings, the wait
-  EXPECT_EQ(Calls.front(), "copyToDevice 8 s0");
-  EXPECT_EQ(Calls[1], "copyOnDevice 8 s0");
-  EXPECT_EQ(Calls[10], "copyOnDevice 3904 s0"); // 8000 - 4096 bytes
-  EXPECT_EQ(D.to_vector(), std::vector<double>(1000, 1.0));
+  EXPECT_EQ(Calls.front(), "copyToDevice 6 s0");
+  EXPECT_EQ(Calls[1], "copyOnDevice 6 s0");
+  EXPECT_EQ(Calls[10], "copyOnDevice 2928 s0"); // 6000 - 3072 bytes
+  EXPECT_EQ(S.to_vector(), std::vector<Short3>(1000, Short3{1, 2, 3}));
+  Ndarray<Wide, 1> W({3});
+  Wide Value{};
+  for (int I = 0; I < 17; ++I)
+    Value.V[I] = float(I) + 0.25f;
+  calls();
+  W.fill(Value);
+  Calls = calls();
+  EXPECT_EQ(Calls.front(), "copyToDevice 68 s0");
+  EXPECT_EQ(W.to_vector(), std::vector<Wide>(3, Value));
 }
 
 } // namespace

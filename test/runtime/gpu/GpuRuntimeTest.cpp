@@ -304,6 +304,60 @@ TEST_F(GpuRuntimeTest, AsyncCopiesOfPageableAndPinnedMemory) {
   dlclose(Cuda);
 }
 
+// Fills on the GPU, element by element: a memset where the element repeats
+// 1, 2 or 4 bytes, the runtime's word kernel where it is whole 32-bit words
+// (a double of 1/3, a vec3, 16 words, an odd count, a view 8 bytes in, on a
+// stream), and doubling copies otherwise (6 bytes, 17 words).
+struct Words16 {
+  float V[16];
+  bool operator==(const Words16 &O) const { return std::equal(V, V + 16, O.V); }
+};
+struct Words17 {
+  float V[17];
+  bool operator==(const Words17 &O) const { return std::equal(V, V + 17, O.V); }
+};
+struct Short3 {
+  int16_t A, B, C;
+  bool operator==(const Short3 &O) const {
+    return A == O.A && B == O.B && C == O.C;
+  }
+};
+Words16 countingWords16() {
+  Words16 W{};
+  for (int I = 0; I < 16; ++I)
+    W.V[I] = float(I) - 0.5f;
+  return W;
+}
+
+TEST_F(GpuRuntimeTest, FillsSetEveryElementOfEveryShape) {
+  const int64_t N = (int64_t(1) << 20) + 3;
+  Ndarray<double, 1> D({N});
+  D.fill(1.0 / 3);
+  EXPECT_EQ(D.to_vector(), std::vector<double>(N, 1.0 / 3));
+  NdarrayView<double, 1> Inner(static_cast<double *>(D.data()) + 1, {N - 2});
+  Inner.fill(-2.75);
+  std::vector<double> Want(N, -2.75);
+  Want.front() = Want.back() = 1.0 / 3;
+  EXPECT_EQ(D.to_vector(), Want);
+  Ndarray<qd::vec3, 1> V({1001});
+  qd::Stream S = qd::create_stream();
+  V.fill_async(qd::vec3{1, -2, 0.5f}, S);
+  S.synchronize();
+  EXPECT_EQ(V.to_vector(), std::vector<qd::vec3>(1001, qd::vec3{1, -2, 0.5f}));
+  Ndarray<Words16, 1> W({777});
+  W.fill(countingWords16());
+  EXPECT_EQ(W.to_vector(), std::vector<Words16>(777, countingWords16()));
+  Words17 Wide{};
+  for (int I = 0; I < 17; ++I)
+    Wide.V[I] = float(I) * 3;
+  Ndarray<Words17, 1> X({513});
+  X.fill(Wide);
+  EXPECT_EQ(X.to_vector(), std::vector<Words17>(513, Wide));
+  Ndarray<Short3, 1> H({1000});
+  H.fill({1, 2, 3});
+  EXPECT_EQ(H.to_vector(), std::vector<Short3>(1000, Short3{1, 2, 3}));
+}
+
 // A qd::HostArray is page-locked for the driver (CU_MEMORYTYPE_HOST, as
 // cuPointerGetAttribute answers for it), copies through it arrive whole, and
 // after a reset it is ordinary memory that is still the program's.
