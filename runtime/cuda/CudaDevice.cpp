@@ -148,12 +148,13 @@ SET:
 /// Fills Count 32-bit words at Dst (4-byte aligned) with a pattern of
 /// Period words (1 to 16) repeated: word i is w[i % Period]. The pattern
 /// goes to shared memory once per block; each thread then strides over the
-/// words keeping i % Period by additions. A fill whose element repeats no
-/// 1-, 2- or 4-byte pattern (a double of 1.0 / 3, a qd::vec3) runs at a
-/// memset's speed this way (2026-11-27, NVIDIA H200, 2^25 doubles: a kernel
-/// of this kind 0.0643 ms, cuMemsetD32 0.0627 ms; doubling copies had been
-/// 0.34 of a memset on an H100). Loaded when first needed; PTX of sm_75, so
-/// the driver compiles it for any GPU the runtime supports.
+/// words keeping i % Period by additions, storing two words at a time
+/// where `pairs` says Dst is 8-byte aligned and Count even. A fill whose
+/// element repeats no 1-, 2- or 4-byte pattern (a double of 1.0 / 3, a
+/// qd::vec3) runs at a memset's speed this way (2026-11-27, NVIDIA H200, 2^25
+/// doubles: a kernel of this kind 0.0643 ms, cuMemsetD32 0.0627 ms; doubling
+/// copies had been 0.34 of a memset on an H100). Loaded when first needed; PTX
+/// of sm_75, so the driver compiles it for any GPU the runtime supports.
 constexpr char FillPtx[] = R"(.version 6.4
 .target sm_75
 .address_size 64
@@ -161,6 +162,7 @@ constexpr char FillPtx[] = R"(.version 6.4
   .param .u64 dst,
   .param .u64 count,
   .param .u32 period,
+  .param .u32 pairs,
   .param .u32 w0,
   .param .u32 w1,
   .param .u32 w2,
@@ -180,8 +182,8 @@ constexpr char FillPtx[] = R"(.version 6.4
 )
 {
   .shared .align 4 .b32 pattern[16];
-  .reg .pred %p<3>;
-  .reg .b32 %r<8>;
+  .reg .pred %p<4>;
+  .reg .b32 %r<11>;
   .reg .b32 %w<16>;
   .reg .b64 %rd<12>;
   mov.u32 %r1, %tid.x;
@@ -252,11 +254,14 @@ LOADED:
   add.u64 %rd6, %rd6, %rd7;
   mov.u32 %r6, %nctaid.x;
   mul.wide.u32 %rd8, %r6, %r5;
+  mov.u64 %rd10, pattern;
+  ld.param.u32 %r8, [pairs];
+  setp.ne.u32 %p3, %r8, 0;
+  @%p3 bra PAIRS;
   rem.u64 %rd9, %rd6, %rd5;
   cvt.u32.u64 %r4, %rd9;
   rem.u64 %rd9, %rd8, %rd5;
   cvt.u32.u64 %r6, %rd9;
-  mov.u64 %rd10, pattern;
 LOOP:
   setp.ge.u64 %p2, %rd6, %rd4;
   @%p2 bra DONE;
@@ -271,6 +276,34 @@ LOOP:
   setp.ge.u32 %p1, %r4, %r3;
   @%p1 sub.u32 %r4, %r4, %r3;
   bra.uni LOOP;
+PAIRS:
+  shr.u64 %rd4, %rd4, 1;
+  shl.b64 %rd9, %rd6, 1;
+  rem.u64 %rd9, %rd9, %rd5;
+  cvt.u32.u64 %r4, %rd9;
+  shl.b64 %rd9, %rd8, 1;
+  rem.u64 %rd9, %rd9, %rd5;
+  cvt.u32.u64 %r6, %rd9;
+PAIRLOOP:
+  setp.ge.u64 %p2, %rd6, %rd4;
+  @%p2 bra DONE;
+  mul.wide.u32 %rd11, %r4, 4;
+  add.u64 %rd11, %rd10, %rd11;
+  ld.shared.u32 %r7, [%rd11];
+  add.u32 %r9, %r4, 1;
+  setp.ge.u32 %p1, %r9, %r3;
+  @%p1 sub.u32 %r9, %r9, %r3;
+  mul.wide.u32 %rd11, %r9, 4;
+  add.u64 %rd11, %rd10, %rd11;
+  ld.shared.u32 %r10, [%rd11];
+  shl.b64 %rd11, %rd6, 3;
+  add.u64 %rd11, %rd3, %rd11;
+  st.global.v2.u32 [%rd11], {%r7, %r10};
+  add.u64 %rd6, %rd6, %rd8;
+  add.u32 %r4, %r4, %r6;
+  setp.ge.u32 %p1, %r4, %r3;
+  @%p1 sub.u32 %r4, %r4, %r3;
+  bra.uni PAIRLOOP;
 DONE:
   ret;
 }
@@ -470,20 +503,23 @@ public:
     return Mod;
   }
 
-  /// Queues FillPtx's kernel on S over Grid blocks (Device::fillWords);
-  /// false when its module does not load here.
+  /// Queues FillPtx's kernel on S, a grid for Multiprocessors
+  /// (Device::fillWords); false when its module does not load here.
   bool fillWords(void *Dst, const uint32_t *Pattern, unsigned Period,
-                 size_t Count, unsigned Grid, CUstream S) {
+                 size_t Count, int Multiprocessors, CUstream S) {
     prepareFill();
     if (!Fill)
       return false;
     auto Address = CUdeviceptr(reinterpret_cast<uintptr_t>(Dst));
     uint64_t Words = Count;
+    uint32_t Pairs = Address % 8 == 0 && Count % 2 == 0;
     uint32_t W[16] = {};
     std::memcpy(W, Pattern, Period * sizeof(uint32_t));
-    void *Params[19] = {&Address, &Words, &Period};
+    void *Params[20] = {&Address, &Words, &Period, &Pairs};
     for (unsigned I = 0; I < 16; ++I)
-      Params[3 + I] = &W[I];
+      Params[4 + I] = &W[I];
+    unsigned Grid =
+        gridBlocks(Pairs ? Count / 2 : Count, FillBlock, Multiprocessors);
     D.check(D.LaunchKernel(Fill, Grid, 1, 1, FillBlock, 1, 1, 0, S, Params,
                            nullptr),
             D.LaunchKernel.Name, "qdrt_fill_words");

@@ -638,9 +638,8 @@ public:
   bool fillWords(void *Dst, const uint32_t *Pattern, unsigned Period,
                  size_t Count, Handle S) override {
     makeCurrent();
-    return Context.fillWords(
-        Dst, Pattern, Period, Count,
-        gridBlocks(Count, ContextT::FillBlock, Gpu.Multiprocessors), stream(S));
+    return Context.fillWords(Dst, Pattern, Period, Count, Gpu.Multiprocessors,
+                             stream(S));
   }
   std::string checkUsable(const void *P, size_t Bytes) override {
     makeCurrent();

@@ -75,8 +75,7 @@ public:
   hipDevice_t place() const { return Dev; }
   /// No fill kernel for AMD GPUs (it would need a code object per
   /// architecture): fills without a short pattern copy and double.
-  static constexpr unsigned FillBlock = 256;
-  bool fillWords(void *, const uint32_t *, unsigned, size_t, unsigned,
+  bool fillWords(void *, const uint32_t *, unsigned, size_t, int,
                  hipStream_t) const {
     return false;
   }

@@ -317,12 +317,10 @@ public:
     record("ModuleLoad");
     return handle<FakeModule>(0x40);
   }
-  /// A fill kernel over Grid blocks, as CudaContext launches one.
-  static constexpr unsigned FillBlock = 256;
   bool fillWords(void *, const uint32_t *, unsigned Period, size_t Count,
-                 unsigned Grid, FakeStream) const {
+                 int Multiprocessors, FakeStream) const {
     record("FillWords " + std::to_string(Count) + "x" + std::to_string(Period) +
-           " grid " + std::to_string(Grid));
+           " on " + std::to_string(Multiprocessors));
     return true;
   }
   void prepareFill() const { record("PrepareFill"); }
@@ -467,17 +465,13 @@ TEST_F(GpuDeviceTest, LaunchPassesTheArgumentsThenTheCount) {
   EXPECT_EQ(Fake.Grid, 256u);
 }
 
-TEST_F(GpuDeviceTest, FillKernelsFillTheDeviceAndLoadBeforeACapture) {
+TEST_F(GpuDeviceTest, FillKernelsAreSizedForTheDeviceAndLoadBeforeACapture) {
   FakeDevice D(0);
   uint32_t Pattern[2] = {1, 2};
   calls();
-  // 4 processors: at most 128 blocks of 256 threads; 1000 words need 4.
   EXPECT_TRUE(D.fillWords(nullptr, Pattern, 2, 1000, nullptr));
-  EXPECT_TRUE(D.fillWords(nullptr, Pattern, 2, 100000000, nullptr));
   EXPECT_EQ(calls(),
-            (std::vector<std::string>{"SetCurrent", "FillWords 1000x2 grid 4",
-                                      "FillWords 100000000x2 grid "
-                                      "128"}));
+            (std::vector<std::string>{"SetCurrent", "FillWords 1000x2 on 4"}));
   // Its module is loaded before a capture begins, not inside it.
   Handle S = D.createStream();
   calls();

@@ -356,6 +356,17 @@ TEST_F(GpuRuntimeTest, FillsSetEveryElementOfEveryShape) {
   Ndarray<Short3, 1> H({1000});
   H.fill({1, 2, 3});
   EXPECT_EQ(H.to_vector(), std::vector<Short3>(1000, Short3{1, 2, 3}));
+  // Words at an address 4 bytes past 8: one word at a time.
+  Ndarray<float, 1> F({2001});
+  F.fill(0.0f);
+  NdarrayView<qd::vec3, 1> Odd(
+      reinterpret_cast<qd::vec3 *>(static_cast<float *>(F.data()) + 1), {666});
+  Odd.fill(qd::vec3{4, 5, 6});
+  std::vector<float> Floats = F.to_vector();
+  for (size_t I = 0; I < Floats.size(); ++I) {
+    float Want = I == 0 || I > 1998 ? 0.0f : float(4 + (I - 1) % 3);
+    ASSERT_EQ(Floats[I], Want) << "float " << I;
+  }
 }
 
 // A qd::HostArray is page-locked for the driver (CU_MEMORYTYPE_HOST, as
