@@ -7,9 +7,11 @@
 // The module is read as its header (up to `.address_size`) and a list of
 // top-level items: an item ends at a `;` outside braces and parentheses, or,
 // for an entry or a function, at the brace that closes its body. Each item
-// keeps the comments and blank lines before it. The items that define the
-// same symbols are joined (union-find) through the names each item uses;
-// the groups are then laid out in parts in the order of their entries.
+// keeps the comments and blank lines before it. Each item is joined
+// (union-find) with the definition of every name it uses, but for a
+// variable that uses no other name and is visible (declared where it is
+// used) or weak (repeated where it is used); the groups are then laid out
+// in parts in the order of their entries.
 //
 //===----------------------------------------------------------------------===//
 
