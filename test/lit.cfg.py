@@ -52,8 +52,6 @@ if shutil.which("ptxas", path=config.environment["PATH"]):
     ptxas_dir = os.path.dirname(shutil.which("ptxas", path=config.environment["PATH"]))
     if os.path.exists(os.path.join(ptxas_dir, "fatbinary")):
         config.available_features.add("fatbinary")
-    if os.path.exists(os.path.join(ptxas_dir, "nvlink")):
-        config.available_features.add("nvlink")
     if os.path.exists(os.path.join(ptxas_dir, "cuobjdump")):
         config.available_features.add("cuobjdump")
 # The tests' PATH, for a test that puts a folder before it (`env PATH=...`).

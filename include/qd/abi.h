@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 11u
+#define QDRT_ABI_VERSION 12u
 
 /**
  * The device a call names when it names none: the calling thread's current
@@ -47,7 +47,10 @@ typedef enum qdrt_image_kind {
   QDRT_IMAGE_FATBIN = 4,
   /** A clang offload bundle of HSACO code objects, one per gfx arch (HIP's
    * fat binary); the HIP runtime picks the one for this GPU. */
-  QDRT_IMAGE_OFFLOAD_BUNDLE = 5
+  QDRT_IMAGE_OFFLOAD_BUNDLE = 5,
+  /** A module of many entries cut into parts, each a module of its own with
+   * a CUDA fat binary: `data` is a qdrt_image_parts. */
+  QDRT_IMAGE_FATBIN_PARTS = 6
 } qdrt_image_kind;
 
 typedef struct qdrt_image {
@@ -59,6 +62,22 @@ typedef struct qdrt_image {
   const void *data;
   uint64_t size; /**< bytes, including PTX's terminating NUL */
 } qdrt_image;
+
+/** A part of a QDRT_IMAGE_FATBIN_PARTS image. */
+typedef struct qdrt_image_part {
+  const void *data; /**< a CUDA fat binary */
+  uint64_t size;
+  /** The entry functions and globals it defines, each name NUL-terminated,
+   * one after another, ended by an empty name. */
+  const char *symbols;
+} qdrt_image_part;
+
+/** The data of a QDRT_IMAGE_FATBIN_PARTS image: every task and field of the
+ * module is in one of its parts. */
+typedef struct qdrt_image_parts {
+  uint32_t num_parts;
+  const qdrt_image_part *parts;
+} qdrt_image_parts;
 
 /**
  * The CPU form of a task: runs iterations [begin, end) of its linear index

@@ -202,7 +202,7 @@ private:
       auto Package = llvm::find_if(
           Table, [&](const Embedded &E) { return E.Package == T; });
       if (Package == Table.end()) {
-        Table.push_back({{Kind, "", 0, {}}, -1, T});
+        Table.push_back({{Kind, "", 0, {}, {}, {}}, -1, T});
         Package = std::prev(Table.end());
       }
       std::string &Archs = Package->Image.Arch;
@@ -227,10 +227,12 @@ private:
       for (size_t I = 0; I < Jobs.size(); ++I)
         if (Jobs[I].Hooks == E.Package)
           Parts.push_back(&Out.Images[I]);
-      llvm::Expected<std::string> Data = E.Package->packageImages(C, Parts);
-      if (!Data)
-        return Data.takeError();
-      E.Image.Data = std::move(*Data);
+      auto Cut = Cuts.find(E.Package);
+      if (llvm::Error Err = E.Package->packageImages(
+              C, Parts,
+              Cut != Cuts.end() && Cut->second ? &*Cut->second : nullptr,
+              E.Image))
+        return Err;
     }
     std::vector<const DeviceImage *> Images;
     for (Embedded &E : Table)
@@ -265,6 +267,8 @@ private:
       Jobs.push_back({{Target.getImageKind(),
                        Target.getName(),
                        Target.getArchNumber(),
+                       {},
+                       {},
                        {}},
                       &T,
                       Target});
@@ -285,33 +289,56 @@ private:
       for (const OffloadTarget &N : Newer[Jobs[I].Target.getName()])
         For.push_back(N);
       for (const OffloadTarget &F : For)
-        Native.push_back(
-            {{T.getNativeImageKind(), F.getName(), F.getArchNumber(), {}},
-             &T,
-             F,
-             static_cast<int>(I)});
+        Native.push_back({{T.getNativeImageKind(),
+                           F.getName(),
+                           F.getArchNumber(),
+                           {},
+                           {},
+                           {}},
+                          &T,
+                          F,
+                          static_cast<int>(I)});
     }
     Jobs.insert(Jobs.begin() + End, std::make_move_iterator(Native.begin()),
                 std::make_move_iterator(Native.end()));
     return Jobs;
   }
 
+  /// The cut of T's module into parts (DeviceHooks::planCut), planned
+  /// once, from the images of T's jobs compiled before its first native
+  /// one; none when T's images are not packaged.
+  const ModuleCut *planCut(const std::vector<ImageJob> &Jobs,
+                           const DeviceHooks &T) {
+    auto [Found, New] = Cuts.try_emplace(&T);
+    if (New && Opts.Stage == CodeGenStage::Object &&
+        T.getPackageKind(Tools) != ImageKind::None) {
+      std::vector<llvm::StringRef> Sources;
+      for (const ImageJob &J : Jobs)
+        if (J.Hooks == &T && J.From < 0)
+          Sources.push_back(J.Image.Data);
+      Found->second = T.planCut(C, Sources);
+    }
+    return Found->second ? &*Found->second : nullptr;
+  }
+
   /// Builds Jobs in order into Out.Images.
   llvm::Error buildImages(std::vector<ImageJob> &Jobs) {
     bool AnyNative = false;
     for (ImageJob &J : Jobs) {
-      llvm::Expected<std::string> Data =
-          J.From < 0
-              ? J.Hooks->compileImage(C, deviceSource(*J.Hooks), J.Target)
-              : J.Hooks->assembleImage(C, Jobs[J.From].Image.Data, J.Target);
-      if (!Data)
-        return J.From >= 0 ? locateAssemblerError(Data.takeError(), J.Target)
-                           : Data.takeError();
-      if (J.From >= 0) {
-        AnyNative = true;
-        reportResources(J.Target, C.takeToolLog());
+      if (J.From < 0) {
+        llvm::Expected<std::string> Data =
+            J.Hooks->compileImage(C, deviceSource(*J.Hooks), J.Target);
+        if (!Data)
+          return Data.takeError();
+        J.Image.Data = std::move(*Data);
+        continue;
       }
-      J.Image.Data = std::move(*Data);
+      if (llvm::Error E =
+              J.Hooks->assembleImage(C, Jobs[J.From].Image.Data, J.Target,
+                                     planCut(Jobs, *J.Hooks), J.Image))
+        return locateAssemblerError(std::move(E), J.Target);
+      AnyNative = true;
+      reportResources(J.Target, C.takeToolLog());
     }
     for (ImageJob &J : Jobs)
       Out.Images.push_back(std::move(J.Image));
@@ -439,6 +466,8 @@ private:
   Compiler C;
   Artifacts Out;
   std::map<const TargetHooks *, std::string> Sources;
+  /// Each target's cut, once planned (planCut).
+  std::map<const DeviceHooks *, std::optional<ModuleCut>> Cuts;
 };
 
 } // namespace

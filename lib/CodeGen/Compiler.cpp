@@ -16,6 +16,7 @@
 #include "Compiler.h"
 #include "DeviceLinkage.h"
 #include "HostParts.h"
+#include "ImageTable.h"
 #include "ImplicitHostDevice.h"
 #include "KernelMarks.h"
 #include "LLVMWorkarounds.h"
@@ -427,24 +428,19 @@ llvm::Expected<std::string> Compiler::runTool(
 }
 
 llvm::Expected<std::vector<std::string>> Compiler::runToolEach(
-    llvm::ArrayRef<std::string> Inputs, const char *InExt, const char *OutExt,
-    llvm::function_ref<std::vector<std::string>(llvm::StringRef,
+    llvm::ArrayRef<ToolInputs> Jobs, const char *OutExt,
+    llvm::function_ref<std::vector<std::string>(llvm::ArrayRef<std::string>,
                                                 llvm::StringRef)>
         MakeArgs,
     const llvm::Twine &What) const {
-  size_t N = Inputs.size();
+  size_t N = Jobs.size();
   std::vector<std::optional<llvm::Expected<std::string>>> Outs(N);
   std::vector<std::string> Logs(N);
   std::string Name = What.str();
   std::atomic<size_t> Next{0};
   auto Work = [&] {
     for (size_t I = Next++; I < N; I = Next++)
-      Outs[I].emplace(runToolLogged(
-          {{&Inputs[I], InExt}}, OutExt,
-          [&](llvm::ArrayRef<std::string> In, llvm::StringRef Out) {
-            return MakeArgs(In.front(), Out);
-          },
-          Name, Logs[I]));
+      Outs[I].emplace(runToolLogged(Jobs[I], OutExt, MakeArgs, Name, Logs[I]));
   };
   const ToolchainOptions &TO = Tools.getOptions();
   unsigned Threads = TO.Verbose || TO.PrintCommandsOnly
@@ -480,10 +476,6 @@ llvm::Expected<std::vector<std::string>> Compiler::runToolEach(
   if (First)
     return std::move(*First);
   return Results;
-}
-
-void Compiler::prependToolLog(llvm::StringRef Log) const {
-  ToolLog.insert(0, Log.str());
 }
 
 llvm::Expected<std::string> Compiler::runToolLogged(
@@ -633,67 +625,6 @@ llvm::Error Compiler::finishHostCompile(HostIR &Host) const {
     llvm::errs() << Counts << " when compiling for host.\n";
   if (Host.Failure)
     return makeError(*Host.Failure);
-  return llvm::Error::success();
-}
-
-/// Defines the image table the launcher declares (names::Images, an array
-/// of qdrt_image, abi.h) in Mod, each image a constant of its own.
-static llvm::Error defineImages(llvm::Module &Mod,
-                                llvm::ArrayRef<const DeviceImage *> Images) {
-  llvm::GlobalVariable *Table =
-      Mod.getGlobalVariable(names::Images, /*AllowInternal=*/true);
-  if (Images.empty())
-    return llvm::Error::success();
-  auto *TableTy =
-      Table ? llvm::dyn_cast<llvm::ArrayType>(Table->getValueType()) : nullptr;
-  auto *ImageTy =
-      TableTy ? llvm::dyn_cast<llvm::StructType>(TableTy->getElementType())
-              : nullptr;
-  llvm::LLVMContext &Ctx = Mod.getContext();
-  llvm::Type *I32 = llvm::Type::getInt32Ty(Ctx);
-  llvm::Type *I64 = llvm::Type::getInt64Ty(Ctx);
-  llvm::Type *Ptr = llvm::PointerType::getUnqual(Ctx);
-  // qdrt_image: kind, arch_number, arch, data, size.
-  if (!ImageTy || TableTy->getNumElements() != Images.size() ||
-      ImageTy->elements() !=
-          llvm::ArrayRef<llvm::Type *>{I32, I32, Ptr, Ptr, I64})
-    return makeError("the launcher's image table is not the " +
-                     std::to_string(Images.size()) +
-                     " images qdc built (an internal error)");
-  std::vector<llvm::Constant *> Entries;
-  for (size_t I = 0; I < Images.size(); ++I) {
-    const DeviceImage &Image = *Images[I];
-    // Text (PTX): its terminating NUL is part of the image.
-    bool Text = isTextImage(Image.Kind);
-    auto *Data = new llvm::GlobalVariable(
-        Mod,
-        llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx),
-                             Image.Data.size() + Text),
-        /*isConstant=*/true, llvm::GlobalValue::PrivateLinkage,
-        llvm::ConstantDataArray::getString(Ctx, Image.Data, Text),
-        names::image(I));
-    Data->setAlignment(llvm::Align(16));
-    // A fat binary where its vendor's compilers put theirs (Targets.def),
-    // so that their tools find it.
-    if (llvm::StringRef Section = getImageKindSection(Image.Kind);
-        !Section.empty()) {
-      Data->setSection(Section);
-      Data->setAlignment(llvm::Align(getImageKindAlignment(Image.Kind)));
-    }
-    auto *Arch = new llvm::GlobalVariable(
-        Mod,
-        llvm::ArrayType::get(llvm::Type::getInt8Ty(Ctx), Image.Arch.size() + 1),
-        true, llvm::GlobalValue::PrivateLinkage,
-        llvm::ConstantDataArray::getString(Ctx, Image.Arch), ".qd.arch");
-    Arch->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-    Entries.push_back(llvm::ConstantStruct::get(
-        ImageTy, {llvm::ConstantInt::get(I32, getImageKindNumber(Image.Kind)),
-                  llvm::ConstantInt::get(I32, Image.ArchNumber), Arch, Data,
-                  llvm::ConstantInt::get(I64, Image.Data.size() + Text)}));
-  }
-  Table->setInitializer(llvm::ConstantArray::get(TableTy, Entries));
-  Table->setConstant(true);
-  Table->setLinkage(llvm::GlobalValue::InternalLinkage);
   return llvm::Error::success();
 }
 

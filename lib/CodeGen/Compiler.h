@@ -46,6 +46,9 @@ namespace qdc::codegen {
 
 class DeviceHooks;
 
+/// A tool's inputs: each its contents and the extension of its file.
+using ToolInputs = std::vector<std::pair<const std::string *, const char *>>;
+
 /// The launcher source compiled and optimized, its machine code not made
 /// yet (Compiler::compileHostIR), with what its compile printed.
 class HostIR {
@@ -106,19 +109,17 @@ public:
               llvm::ArrayRef<std::string> In, llvm::StringRef Out)>
               MakeArgs,
           const llvm::Twine &What) const;
-  /// runTool on each of Inputs, several at once (as many as the
-  /// toolchain's threads; one at a time with -v and -###, whose commands
-  /// then print in order): the outputs in order. What they printed is kept
-  /// in order (takeToolLog); the error is the first in order.
+  /// runTool on each of Jobs (the inputs of one run each), several at once
+  /// (as many as the toolchain's threads; one at a time with -v and -###,
+  /// whose commands then print in order): the outputs in order. What they
+  /// printed is kept in order (takeToolLog); the error is the first in
+  /// order.
   llvm::Expected<std::vector<std::string>>
-  runToolEach(llvm::ArrayRef<std::string> Inputs, const char *InExt,
-              const char *OutExt,
-              llvm::function_ref<std::vector<std::string>(llvm::StringRef In,
-                                                          llvm::StringRef Out)>
+  runToolEach(llvm::ArrayRef<ToolInputs> Jobs, const char *OutExt,
+              llvm::function_ref<std::vector<std::string>(
+                  llvm::ArrayRef<std::string> In, llvm::StringRef Out)>
                   MakeArgs,
               const llvm::Twine &What) const;
-  /// Puts Log before what the last tool printed (takeToolLog).
-  void prependToolLog(llvm::StringRef Log) const;
   const Toolchain &getToolchain() const { return Tools; }
   /// What the last tool runTool ran printed (its standard output and
   /// error), once.

@@ -16,15 +16,15 @@
 using namespace qdc;
 using namespace qdc::codegen;
 
-llvm::Expected<std::string>
-DeviceHooks::assembleImage(const Compiler &, const std::string &,
-                           const OffloadTarget &For) const {
+llvm::Error DeviceHooks::assembleImage(const Compiler &, const std::string &,
+                                       const OffloadTarget &For,
+                                       const ModuleCut *, DeviceImage &) const {
   return makeError("no native code is made for " + For.getName());
 }
 
-llvm::Expected<std::string>
-DeviceHooks::packageImages(const Compiler &,
-                           llvm::ArrayRef<const DeviceImage *>) const {
+llvm::Error DeviceHooks::packageImages(const Compiler &,
+                                       llvm::ArrayRef<const DeviceImage *>,
+                                       const ModuleCut *, DeviceImage &) const {
   return makeError("this target's images are embedded one by one");
 }
 

@@ -26,6 +26,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -122,18 +123,32 @@ public:
   /// getNativeImageKind.
   virtual bool hasNativeImages(const Toolchain &) const { return false; }
   virtual ImageKind getNativeImageKind() const { return ImageKind::None; }
-  virtual llvm::Expected<std::string>
-  assembleImage(const class Compiler &C, const std::string &Image,
-                const OffloadTarget &For) const;
+  /// Native code for For from Image into Out: its Data, or with Cut (from
+  /// planCut), its Parts.
+  virtual llvm::Error assembleImage(const class Compiler &C,
+                                    const std::string &Image,
+                                    const OffloadTarget &For,
+                                    const ModuleCut *Cut,
+                                    DeviceImage &Out) const;
+  /// The cut of a module of many entries into parts, each a module of its
+  /// own, for this target's images (Images: what compileImage made for
+  /// each target), when their native code is packaged (PtxParts.h); none
+  /// when they are kept whole.
+  virtual std::optional<ModuleCut>
+  planCut(const class Compiler &, llvm::ArrayRef<llvm::StringRef>) const {
+    return std::nullopt;
+  }
   /// The kind of the one image an object embeds for all of this target's
   /// images (a CUDA fat binary), or None when they are embedded one by
   /// one; packageImages makes it from them, in the order they were built.
   virtual ImageKind getPackageKind(const Toolchain &) const {
     return ImageKind::None;
   }
-  virtual llvm::Expected<std::string>
-  packageImages(const class Compiler &C,
-                llvm::ArrayRef<const DeviceImage *> Images) const;
+  /// Package's Data, or with Cut its Parts (and Cut), from Images.
+  virtual llvm::Error packageImages(const class Compiler &C,
+                                    llvm::ArrayRef<const DeviceImage *> Images,
+                                    const ModuleCut *Cut,
+                                    DeviceImage &Package) const;
 };
 
 /// NVIDIA GPUs: `__global__` grid-stride functions in Clang's CUDA dialect

@@ -127,8 +127,8 @@ std::optional<CompileCache> CompileCache::open(const DriverOptions &Opts,
   H.addStamp(fs::getMainExecutable(nullptr, &Anchor));
   addLoadedLibraries(H);
   for (const std::string *Tool :
-       {&Tools.getPtxas(), &Tools.getFatbinary(), &Tools.getNvlink(),
-        &Tools.getLibdevice(), &Tools.getLld(), &Tools.getRocmBitcodeDir()})
+       {&Tools.getPtxas(), &Tools.getFatbinary(), &Tools.getLibdevice(),
+        &Tools.getLld(), &Tools.getRocmBitcodeDir()})
     H.addStamp(*Tool);
   addTree(H, Tools.getPreludeDir());
   for (const std::string &A : Opts.CommandLine)

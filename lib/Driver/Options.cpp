@@ -248,10 +248,9 @@ private:
         ->delimiter(',')
         ->allow_extra_args(false);
     App.add_option("--ptx-part-entries", Opts.Tools.PtxPartEntries,
-                   "Assemble a module of more than <n> GPU entry functions "
-                   "in parts of about <n>, several at once, joined by "
-                   "nvlink: faster to build, slower code (0, the default: "
-                   "whole)")
+                   "Cut a module of more than <n> NVIDIA GPU entry "
+                   "functions into modules of about <n>, assembled several "
+                   "at once (default 256; 0: one module)")
         ->type_name("<n>");
     App.add_flag("--resource-usage", Opts.Tools.ResourceUsage,
                  "Report each task's registers, spills, stack and shared "

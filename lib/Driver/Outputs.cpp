@@ -189,11 +189,16 @@ getSavedTemps(const DriverOptions &Opts, const OutputPaths &Paths,
          std::move(A.DeviceSource)});
   Temps.push_back({PathOf(".launcher.cpp"), std::move(A.LauncherSource)});
   // Each image by its arch (k.sm_80.ptx); a package of them, as nvcc and
-  // clang name it (k.fatbin, k.hipfb).
+  // clang name it (k.fatbin, k.hipfb); of a module in parts, each part
+  // (k.sm_80.part1.cubin, k.part1.fatbin).
   for (DeviceImage &I : A.Images) {
     std::string Arch = isPackageImage(I.Kind) ? "" : "." + I.Arch;
-    Temps.push_back({PathOf(Arch + "." + getImageKindExtension(I.Kind).str()),
-                     std::move(I.Data)});
+    std::string Ext = "." + getImageKindExtension(I.Kind).str();
+    if (I.Parts.empty())
+      Temps.push_back({PathOf(Arch + Ext), std::move(I.Data)});
+    for (size_t P = 0; P < I.Parts.size(); ++P)
+      Temps.push_back({PathOf(Arch + ".part" + std::to_string(P) + Ext),
+                       std::move(I.Parts[P])});
   }
   return Temps;
 }

@@ -10,8 +10,8 @@
 //   (`<prefix>/lib/clang/<major>`, for a prefix that bundles them), else
 //   beside the Clang library qdc runs on (`<libdir>/clang/<major>`);
 // - ptxas and libdevice: $CUDA_PATH when set (and only there), else
-//   /usr/local/cuda, else the toolkit of the ptxas on PATH; fatbinary and
-//   nvlink beside that ptxas;
+//   /usr/local/cuda, else the toolkit of the ptxas on PATH; fatbinary
+//   beside that ptxas;
 // - ld.lld: beside qdc, beside the Clang library (`<libdir>/../bin`), then
 //   `ld.lld-<major>` and `ld.lld` on PATH;
 // - the ROCm bitcode: $ROCM_PATH/amdgcn/bitcode when set, else the ROCm and
@@ -137,7 +137,6 @@ Toolchain::Toolchain(const char *Argv0, ToolchainOptions O)
   if (!Ptxas.empty()) {
     Fatbinary =
         findProgram({"fatbinary"}, {path::parent_path(Ptxas).str()}, false);
-    Nvlink = findProgram({"nvlink"}, {path::parent_path(Ptxas).str()}, false);
   }
   std::string Bitcode = join(CudaRoot, "nvvm", "libdevice", "libdevice.10.bc");
   if (fs::exists(Bitcode))

@@ -474,21 +474,44 @@ public:
 
   /// Loads the best image of M for this GPU; the error of a failed load
   /// carries the JIT's log.
-  CUmodule load(const qdrt_module_desc &M) const {
+  /// Loads M's image for this GPU into Out: its module, or a module a part
+  /// (QDRT_IMAGE_FATBIN_PARTS), all or none.
+  void load(const qdrt_module_desc &M, LoadedImage<CUmodule> &Out) const {
     const qdrt_image *Image = pickImage(M);
+    if (Image->kind != QDRT_IMAGE_FATBIN_PARTS) {
+      Out.Modules = {load(M, *Image, Image->data)};
+      return;
+    }
+    const auto &Parts = *static_cast<const qdrt_image_parts *>(Image->data);
+    try {
+      for (uint32_t P = 0; P < Parts.num_parts; ++P)
+        Out.Modules.push_back(load(M, *Image, Parts.parts[P].data));
+    } catch (const qd::Error &) {
+      for (CUmodule Mod : Out.Modules)
+        D.ModuleUnload(Mod);
+      throw;
+    }
+    Out.index(Parts);
+  }
+
+  /// Data, an image of M (or a part of one), as a module.
+  CUmodule load(const qdrt_module_desc &M, const qdrt_image &Image,
+                const void *Data) const {
     char Log[8192] = {};
     int Options[] = {CU_JIT_ERROR_LOG_BUFFER,
                      CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void *Values[] = {Log, reinterpret_cast<void *>(uintptr_t(sizeof(Log)))};
     CUmodule Mod = nullptr;
-    CUresult R = D.ModuleLoad(&Mod, Image->data, 2, Options, Values);
+    CUresult R = D.ModuleLoad(&Mod, Data, 2, Options, Values);
     if (R != CudaDriver::Vendor.Success)
-      throw qd::Error(
-          D.message(R, D.ModuleLoad.Name) + " loading module '" + M.name +
-          "' (" +
-          (Image->kind == QDRT_IMAGE_FATBIN ? "a fat binary for " : "") +
-          Image->arch + ") on sm_" + std::to_string(SmVersion) +
-          (Log[0] ? std::string(":\n") + Log : ""));
+      throw qd::Error(D.message(R, D.ModuleLoad.Name) + " loading module '" +
+                      M.name + "' (" +
+                      (Image.kind == QDRT_IMAGE_FATBIN ? "a fat binary for "
+                       : Image.kind == QDRT_IMAGE_FATBIN_PARTS
+                           ? "a part's fat binary for "
+                           : "") +
+                      Image.arch + ") on sm_" + std::to_string(SmVersion) +
+                      (Log[0] ? std::string(":\n") + Log : ""));
     return Mod;
   }
 
@@ -641,16 +664,16 @@ private:
             D.ModuleGetFunction.Name, "qdrt_set_one");
   }
 
-  /// A fat binary, from which the driver picks the SASS for this GPU or
-  /// JITs the newest PTX it can; else SASS for exactly this GPU, then the
-  /// PTX of the newest arch not newer than it (the driver JITs it).
+  /// A fat binary (or one a part), from which the driver picks the SASS for
+  /// this GPU or JITs the newest PTX it can; else SASS for exactly this GPU,
+  /// then the PTX of the newest arch not newer than it (the driver JITs it).
   const qdrt_image *pickImage(const qdrt_module_desc &M) const {
     const qdrt_image *Best = nullptr;
     int BestSm = -1;
     std::string Have;
     for (uint32_t I = 0; I < M.num_images; ++I) {
       const qdrt_image &Img = M.images[I];
-      if (Img.kind == QDRT_IMAGE_FATBIN)
+      if (Img.kind == QDRT_IMAGE_FATBIN || Img.kind == QDRT_IMAGE_FATBIN_PARTS)
         return &Img;
       if (Img.kind != QDRT_IMAGE_PTX && Img.kind != QDRT_IMAGE_CUBIN)
         continue;

@@ -44,6 +44,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <type_traits>
@@ -90,6 +91,29 @@ template <typename Traits> struct GpuTypes {
   using GraphExec = ParamOf<decltype(Traits::GraphLaunch), 0>;
   /// An integer on CUDA, a pointer on HIP.
   using DevicePtr = ParamOf<decltype(Traits::MemFree), 0>;
+};
+
+/// A module as loaded: the modules of its image, one unless the image is in
+/// parts (QDRT_IMAGE_FATBIN_PARTS, a module each), and then the part that
+/// defines each task and field.
+template <typename ModuleT> struct LoadedImage {
+  std::vector<ModuleT> Modules;
+  std::unordered_map<std::string_view, size_t> PartOf;
+
+  /// Where Parts' names are (each part's list, in the descriptor's static
+  /// storage).
+  void index(const qdrt_image_parts &Parts) {
+    for (uint32_t P = 0; P < Parts.num_parts; ++P)
+      for (const char *Name = Parts.parts[P].symbols; Name && *Name;
+           Name += std::strlen(Name) + 1)
+        PartOf.emplace(Name, P);
+  }
+  /// The module that defines Name (the first when no part names it: the
+  /// driver's lookup says it is missing).
+  ModuleT find(const char *Name) const {
+    auto Found = PartOf.find(Name);
+    return Modules[Found == PartOf.end() ? 0 : Found->second];
+  }
 };
 
 /// What the shared device needs to know of a vendor's API besides its table.
@@ -360,28 +384,29 @@ public:
     return Ms;
   }
 
+  /// A LoadedImage, which unloadModule deletes.
   Handle loadModule(const qdrt_module_desc &M) override {
     makeCurrent();
-    return Context.load(M);
+    auto Loaded = std::make_unique<LoadedImage<ModuleT>>();
+    Context.load(M, *Loaded);
+    return Loaded.release();
   }
+  /// Unloads every module of M; the first failure is reported.
   void unloadModule(Handle M) override {
+    std::unique_ptr<LoadedImage<ModuleT>> Loaded(&loaded(M));
     makeCurrent();
-    Api.call(Api.ModuleUnload, static_cast<ModuleT>(M));
+    Result First = Vendor.Success;
+    for (ModuleT Mod : Loaded->Modules)
+      if (Result R = Api.ModuleUnload(Mod);
+          R != Vendor.Success && First == Vendor.Success)
+        First = R;
+    Api.check(First, Api.ModuleUnload.Name);
   }
   Handle getFunction(Handle M, const qdrt_task_desc &T) override {
-    makeCurrent();
-    FunctionT F = nullptr;
-    Api.check(Api.ModuleGetFunction(&F, static_cast<ModuleT>(M), T.name),
-              Api.ModuleGetFunction.Name, T.name);
-    return F;
+    return function(M, T.name);
   }
   Handle getLatencyFunction(Handle M, const qdrt_task_desc &T) override {
-    makeCurrent();
-    FunctionT F = nullptr;
-    Api.check(
-        Api.ModuleGetFunction(&F, static_cast<ModuleT>(M), T.latency_name),
-        Api.ModuleGetFunction.Name, T.latency_name);
-    return F;
+    return function(M, T.latency_name);
   }
   /// Half of what the multiprocessors hold at once (2,048 threads each on
   /// NVIDIA GPUs since Volta): below it, threads are too few to hide
@@ -395,7 +420,7 @@ public:
     makeCurrent();
     DevicePtr P{};
     size_t Bytes = 0;
-    Api.check(Api.ModuleGetGlobal(&P, &Bytes, static_cast<ModuleT>(M), F.name),
+    Api.check(Api.ModuleGetGlobal(&P, &Bytes, loaded(M).find(F.name), F.name),
               Api.ModuleGetGlobal.Name, F.name);
     if (Bytes != F.bytes)
       throw qd::Error(std::string("field '") + F.name + "' has " +
@@ -760,6 +785,17 @@ private:
   }
 
   static StreamT stream(Handle S) { return static_cast<StreamT>(S); }
+  static LoadedImage<ModuleT> &loaded(Handle M) {
+    return *static_cast<LoadedImage<ModuleT> *>(M);
+  }
+  /// Entry Name of module M.
+  Handle function(Handle M, const char *Name) {
+    makeCurrent();
+    FunctionT F = nullptr;
+    Api.check(Api.ModuleGetFunction(&F, loaded(M).find(Name), Name),
+              Api.ModuleGetFunction.Name, Name);
+    return F;
+  }
   static EventT event(Handle E) { return static_cast<EventT>(E); }
   /// Device addresses travel through the Device interface as void *.
   static DevicePtr devicePtr(const void *P) {

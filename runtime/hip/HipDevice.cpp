@@ -94,10 +94,11 @@ public:
       D.check(R, D.DeviceEnablePeerAccess.Name);
   }
 
-  /// Loads the first image of M that the GPU accepts: the offload bundle
-  /// of its HSACO (the HIP runtime picks the code object for this GPU), or
-  /// one HSACO; the error lists the archs tried and the last failure.
-  hipModule_t load(const qdrt_module_desc &M) const {
+  /// Loads into Out the first image of M that the GPU accepts: the offload
+  /// bundle of its HSACO (the HIP runtime picks the code object for this
+  /// GPU), or one HSACO; the error lists the archs tried and the last
+  /// failure.
+  void load(const qdrt_module_desc &M, LoadedImage<hipModule_t> &Out) const {
     std::string Tried, LastError;
     for (uint32_t I = 0; I < M.num_images; ++I) {
       const qdrt_image &Img = M.images[I];
@@ -106,8 +107,10 @@ public:
       Tried += (Tried.empty() ? "" : ", ") + std::string(Img.arch);
       hipModule_t Mod = nullptr;
       hipError_t R = D.ModuleLoad(&Mod, Img.data);
-      if (R == HipRuntime::Vendor.Success)
-        return Mod;
+      if (R == HipRuntime::Vendor.Success) {
+        Out.Modules = {Mod};
+        return;
+      }
       LastError = D.message(R, D.ModuleLoad.Name);
     }
     throw qd::Error(std::string("module '") + M.name + "' has no image " +

@@ -55,6 +55,7 @@ struct FakeState {
   std::vector<const void *> Params;
   std::vector<void *> Pinned;
   uint64_t Iterations = 0;
+  FakeModule LastModule = nullptr; ///< the module of the last lookup
 } Fake;
 
 int record(const std::string &Call) {
@@ -155,15 +156,20 @@ struct FakeDriver {
       },
       "fakeEventElapsedTime"};
   DriverFn<int(FakeModule)> ModuleUnload{
-      [](FakeModule) { return record("ModuleUnload"); }, "fakeModuleUnload"};
+      [](FakeModule M) {
+        return record("ModuleUnload " + std::to_string(uintptr_t(M)));
+      },
+      "fakeModuleUnload"};
   DriverFn<int(FakeFunction *, FakeModule, const char *)> ModuleGetFunction{
-      [](FakeFunction *F, FakeModule, const char *) {
+      [](FakeFunction *F, FakeModule M, const char *) {
+        Fake.LastModule = M;
         *F = handle<FakeFunction>(0x30);
         return record("ModuleGetFunction");
       },
       "fakeModuleGetFunction"};
   DriverFn<int(FakePtr *, size_t *, FakeModule, const char *)> ModuleGetGlobal{
-      [](FakePtr *P, size_t *Bytes, FakeModule, const char *) {
+      [](FakePtr *P, size_t *Bytes, FakeModule M, const char *) {
+        Fake.LastModule = M;
         *P = 0x2000;
         *Bytes = Fake.GlobalBytes;
         return record("ModuleGetGlobal");
@@ -313,9 +319,21 @@ public:
     return Gpu.Name + ", " + std::to_string(Gpu.Multiprocessors) +
            " processors";
   }
-  FakeModule load(const qdrt_module_desc &) const {
+  /// Module 64, or with an image in parts, 64, 65, ... a part.
+  void load(const qdrt_module_desc &M, LoadedImage<FakeModule> &Out) const {
+    for (uint32_t I = 0; I < M.num_images; ++I)
+      if (M.images[I].kind == QDRT_IMAGE_FATBIN_PARTS) {
+        const auto &Parts =
+            *static_cast<const qdrt_image_parts *>(M.images[I].data);
+        for (uint32_t P = 0; P < Parts.num_parts; ++P) {
+          record("ModuleLoad");
+          Out.Modules.push_back(handle<FakeModule>(0x40 + P));
+        }
+        Out.index(Parts);
+        return;
+      }
     record("ModuleLoad");
-    return handle<FakeModule>(0x40);
+    Out.Modules = {handle<FakeModule>(0x40)};
   }
   bool fillWords(void *, const uint32_t *, unsigned Period, size_t Count,
                  int Multiprocessors, FakeStream) const {
@@ -391,8 +409,13 @@ TEST_F(GpuDeviceTest, FailedCallsNameTheOperation) {
   Fake.FailCall = "ModuleGetFunction";
   qdrt_task_desc Task{};
   Task.name = "k_t0";
-  EXPECT_EQ(errorOf([&] { D.getFunction(nullptr, Task); }),
+  qdrt_module_desc Desc{};
+  Handle M = D.loadModule(Desc);
+  EXPECT_EQ(errorOf([&] { D.getFunction(M, Task); }),
             "fakeModuleGetFunction('k_t0'): FAKE_ERROR (fake failure)");
+  Fake.FailCall = "ModuleUnload 64";
+  EXPECT_EQ(errorOf([&] { D.unloadModule(M); }),
+            "fakeModuleUnload: FAKE_ERROR (fake failure)");
   Fake.FailCall = "MemFree";
   Fake.FailCode = FakeUnnamed;
   EXPECT_EQ(errorOf([&] { D.deallocate(nullptr); }),
@@ -415,10 +438,57 @@ TEST_F(GpuDeviceTest, GlobalsMustHaveTheirModulesSize) {
   qdrt_field_desc Field{};
   Field.name = "counter";
   Field.bytes = 4;
-  EXPECT_EQ(D.getGlobal(nullptr, Field), reinterpret_cast<void *>(0x2000));
+  qdrt_module_desc Desc{};
+  Handle M = D.loadModule(Desc);
+  EXPECT_EQ(D.getGlobal(M, Field), reinterpret_cast<void *>(0x2000));
   Fake.GlobalBytes = 8;
-  EXPECT_EQ(errorOf([&] { D.getGlobal(nullptr, Field); }),
+  EXPECT_EQ(errorOf([&] { D.getGlobal(M, Field); }),
             "field 'counter' has 8 bytes on the device, 4 in its module");
+  D.unloadModule(M);
+}
+
+TEST_F(GpuDeviceTest, ModuleInPartsFindsEachNameInItsPart) {
+  FakeDevice D(0);
+  // Two parts: one defines a_t0 and field f, the other b_t0 and its latency
+  // version.
+  static const char First[] = "a_t0\0f\0", Second[] = "b_t0\0b_t0_lat\0";
+  const qdrt_image_part Parts[] = {{"fatbin 0", 8, First},
+                                   {"fatbin 1", 8, Second}};
+  const qdrt_image_parts All = {2, Parts};
+  const qdrt_image Image = {QDRT_IMAGE_FATBIN_PARTS, 0, "sm_80,sm_90", &All,
+                            sizeof(All)};
+  qdrt_module_desc Desc{};
+  Desc.images = &Image;
+  Desc.num_images = 1;
+  calls();
+  Handle M = D.loadModule(Desc);
+  EXPECT_EQ(calls(), (std::vector<std::string>{"SetCurrent", "ModuleLoad",
+                                               "ModuleLoad"}));
+  qdrt_task_desc A{}, B{};
+  A.name = "a_t0";
+  B.name = "b_t0";
+  B.latency_name = "b_t0_lat";
+  D.getFunction(M, B);
+  EXPECT_EQ(Fake.LastModule, handle<FakeModule>(0x41));
+  D.getFunction(M, A);
+  EXPECT_EQ(Fake.LastModule, handle<FakeModule>(0x40));
+  D.getLatencyFunction(M, B);
+  EXPECT_EQ(Fake.LastModule, handle<FakeModule>(0x41));
+  qdrt_field_desc F{};
+  F.name = "f";
+  F.bytes = 4;
+  D.getGlobal(M, F);
+  EXPECT_EQ(Fake.LastModule, handle<FakeModule>(0x40));
+  // A name no part defines is looked up in the first, where the driver
+  // reports it missing.
+  qdrt_task_desc Missing{};
+  Missing.name = "c_t0";
+  D.getFunction(M, Missing);
+  EXPECT_EQ(Fake.LastModule, handle<FakeModule>(0x40));
+  calls();
+  D.unloadModule(M);
+  EXPECT_EQ(calls(),
+            (std::vector<std::string>{"ModuleUnload 64", "ModuleUnload 65"}));
 }
 
 TEST_F(GpuDeviceTest, GridFillsTheDeviceAndGridStrideLoopsDoTheRest) {

@@ -5,11 +5,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // lib/CodeGen/Targets/PtxParts on hand-written PTX in the shape LLVM's NVPTX
-// back end writes: entries that share a local function or a string stay in
-// one part; a visible variable is defined once and declared in the other
-// parts that use it; a weak one is defined in each part that uses it; an
-// extern declaration goes where it is used; what the cut does not know
-// leaves the module whole.
+// back end writes: entries that share a local function, a string or a
+// visible variable stay in one part; a weak shared array is defined in each
+// part that uses it; an extern declaration goes where it is used; the cut
+// planned from several architectures' PTX holds for each; what the cut does
+// not know leaves the module whole.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +19,11 @@
 
 #include "gtest/gtest.h"
 
+#include <optional>
+
 #include <string>
 
+using namespace qdc;
 using namespace qdc::codegen;
 
 namespace {
@@ -42,48 +45,74 @@ bool has(const std::string &Part, const std::string &Name) {
   return llvm::StringRef(Part).contains(".entry " + Name + "(");
 }
 
+/// Ptx cut into parts of EntriesPerPart, planned from Ptx alone.
+std::optional<std::vector<std::string>> split(const std::string &Ptx,
+                                              unsigned EntriesPerPart) {
+  std::optional<ModuleCut> Cut =
+      planPtxCut({llvm::StringRef(Ptx)}, EntriesPerPart);
+  if (!Cut)
+    return std::nullopt;
+  return cutPtx(Ptx, *Cut);
+}
+
+using Names = std::vector<std::string>;
+
 TEST(PtxPartsTest, SmallModuleStaysWhole) {
   std::string Ptx = Header + entry("a") + entry("b");
-  EXPECT_FALSE(splitPtx(Ptx, 2));
-  EXPECT_FALSE(splitPtx(Ptx, 4));
+  EXPECT_FALSE(planPtxCut({Ptx}, 2));
+  EXPECT_FALSE(planPtxCut({Ptx}, 4));
+  EXPECT_FALSE(planPtxCut({Ptx}, 0));
 }
 
 TEST(PtxPartsTest, IndependentEntriesFillParts) {
   std::string Ptx = Header + entry("a") + entry("b") + entry("c");
-  auto Parts = splitPtx(Ptx, 2);
+  auto Cut = planPtxCut({Ptx}, 2);
+  ASSERT_TRUE(Cut);
+  EXPECT_EQ(Cut->Symbols, (std::vector<Names>{{"a", "b"}, {"c"}}));
+  auto Parts = cutPtx(Ptx, *Cut);
   ASSERT_TRUE(Parts);
   ASSERT_EQ(Parts->size(), 2u);
   // Each item keeps the blank lines and comments before it.
   EXPECT_EQ((*Parts)[0], Header + entry("a") + entry("b"));
   EXPECT_EQ((*Parts)[1], Header + "\n" + entry("c"));
-  auto One = splitPtx(Ptx, 1);
+  auto One = split(Ptx, 1);
   ASSERT_TRUE(One);
   EXPECT_EQ(One->size(), 3u);
 }
 
-TEST(PtxPartsTest, SharedLocalsKeepTheirUsersTogether) {
+TEST(PtxPartsTest, SharedItemsKeepTheirUsersTogether) {
   std::string Helper = "\n.func  (.param .b32 func_retval0) helper(\n"
                        "\t.param .b32 helper_param_0\n)\n;\n";
   std::string HelperBody = "\n.func  (.param .b32 func_retval0) helper(\n"
                            "\t.param .b32 helper_param_0\n)\n{\n\tret;\n}\n";
   std::string Str = "\n.global .align 1 .b8 $str[3] = {104, 105};\n";
   std::string Weak = "\n.weak .shared .align 4 .b8 partial[128];\n";
+  std::string Field = "\n.visible .global .align 4 .b8 field[16] = {1};\n";
   std::string Call = "\tcall.uni (retval0), helper, (param0);\n";
-  std::string Ptx = Header + Helper + Str + Weak +
-                    entry("a", Call) +                     // helper
-                    entry("b") +                           // alone
+  std::string Ptx = Header + Helper + Str + Weak + Field +
+                    entry("a", Call) +                      // helper
+                    entry("b") +                            // alone
                     entry("c", "\tmov.u64 %rd2, $str;\n") + // the string
-                    entry("d", Call) +                     // helper
+                    entry("d", Call) +                      // helper
                     entry("e", "\tmov.u64 %rd2, partial;\n") +
                     entry("f", "\tmov.u64 %rd2, $str;\n") + // the string
-                    entry("g", "\tmov.u64 %rd2, partial;\n") + HelperBody;
-  auto Parts = splitPtx(Ptx, 1);
+                    entry("g", "\tmov.u64 %rd2, partial;\n") +
+                    entry("h", "\tmov.u64 %rd2, field;\n") + // the field
+                    entry("i", "\tmov.u64 %rd2, field;\n") + HelperBody;
+  auto Cut = planPtxCut({Ptx}, 1);
+  ASSERT_TRUE(Cut);
+  // {a, d, helper}, {b}, {c, f, $str}, {e}, {g}, {field, h, i}: the weak
+  // shared array is defined in both parts that use it; the field where its
+  // users are, the runtime finds it there.
+  EXPECT_EQ(
+      Cut->Symbols,
+      (std::vector<Names>{
+          {"a", "d"}, {"b"}, {"c", "f"}, {"e"}, {"g"}, {"field", "h", "i"}}));
+  auto Parts = cutPtx(Ptx, *Cut);
   ASSERT_TRUE(Parts);
-  // {a, d, helper}, {b}, {c, f, $str}, {e}, {g}: the weak shared array is
-  // defined in both parts that use it.
-  ASSERT_EQ(Parts->size(), 5u);
+  ASSERT_EQ(Parts->size(), 6u);
   const std::string &AD = (*Parts)[0], &B = (*Parts)[1], &CF = (*Parts)[2],
-                    &E = (*Parts)[3], &G = (*Parts)[4];
+                    &E = (*Parts)[3], &G = (*Parts)[4], &HI = (*Parts)[5];
   EXPECT_TRUE(has(AD, "a") && has(AD, "d") && !has(AD, "b"));
   EXPECT_EQ(llvm::StringRef(AD).count(") helper("), 2u); // declared, defined
   EXPECT_TRUE(has(B, "b") && !llvm::StringRef(B).contains("helper"));
@@ -95,25 +124,23 @@ TEST(PtxPartsTest, SharedLocalsKeepTheirUsersTogether) {
   EXPECT_TRUE(llvm::StringRef(G).contains(Weak));
   EXPECT_FALSE(llvm::StringRef(B).contains("partial"));
   EXPECT_FALSE(llvm::StringRef(AD).contains("partial"));
+  // The field, with its initializer, once, in its users' part.
+  EXPECT_TRUE(has(HI, "h") && has(HI, "i"));
+  EXPECT_TRUE(llvm::StringRef(HI).contains(Field));
+  for (size_t P = 0; P < 5; ++P)
+    EXPECT_FALSE(llvm::StringRef((*Parts)[P]).contains("field")) << P;
 }
 
-TEST(PtxPartsTest, VisibleVariableIsDefinedOnceAndDeclaredWhereUsed) {
+TEST(PtxPartsTest, UnusedFieldGoesToTheFirstPart) {
   std::string Rec = "\n.visible .global .align 4 .b8 record[460];\n";
-  std::string Field = "\n.visible .global .align 4 .b8 field[16] = {1};\n";
-  std::string Use = "\tmov.u64 %rd2, record;\n";
-  std::string Ptx = Header + Rec + Field + entry("a", Use) + entry("b") +
-                    entry("c", Use + "\tmov.u64 %rd2, field;\n");
-  auto Parts = splitPtx(Ptx, 1);
+  std::string Ptx = Header + entry("a") + entry("b") + Rec;
+  auto Cut = planPtxCut({Ptx}, 1);
+  ASSERT_TRUE(Cut);
+  EXPECT_EQ(Cut->Symbols, (std::vector<Names>{{"a", "record"}, {"b"}}));
+  auto Parts = cutPtx(Ptx, *Cut);
   ASSERT_TRUE(Parts);
-  ASSERT_EQ(Parts->size(), 3u);
-  const char *Decl = "\n.extern .global .align 4 .b8 record[460];";
   EXPECT_TRUE(llvm::StringRef((*Parts)[0]).contains(Rec));
   EXPECT_FALSE(llvm::StringRef((*Parts)[1]).contains("record"));
-  EXPECT_TRUE(llvm::StringRef((*Parts)[2]).contains(Decl));
-  EXPECT_FALSE(llvm::StringRef((*Parts)[2]).contains(Rec));
-  // The field, with its initializer, where it is used; nowhere else.
-  EXPECT_TRUE(llvm::StringRef((*Parts)[2]).contains(Field));
-  EXPECT_FALSE(llvm::StringRef((*Parts)[0]).contains("field"));
 }
 
 TEST(PtxPartsTest, ExternDeclarationGoesWhereUsed) {
@@ -122,28 +149,62 @@ TEST(PtxPartsTest, ExternDeclarationGoesWhereUsed) {
                         "\t.param .b64 vprintf_param_1\n)\n;\n";
   std::string Call = "\tcall.uni (retval0), vprintf, (param0, param1);\n";
   std::string Ptx = Header + Vprintf + entry("a") + entry("b", Call);
-  auto Parts = splitPtx(Ptx, 1);
+  auto Parts = split(Ptx, 1);
   ASSERT_TRUE(Parts);
   ASSERT_EQ(Parts->size(), 2u);
   EXPECT_FALSE(llvm::StringRef((*Parts)[0]).contains("vprintf"));
   EXPECT_TRUE(llvm::StringRef((*Parts)[1]).starts_with(Header + Vprintf));
 }
 
+TEST(PtxPartsTest, OneCutHoldsForEveryArchitecture) {
+  // sm_80's PTX shares a helper between a and c, sm_90's a field between b
+  // and c: one cut keeps a, b and c together for both.
+  std::string Helper = "\n.func helper()\n{\n\tret;\n}\n";
+  std::string Field = "\n.visible .global .align 4 .b8 field[4];\n";
+  std::string Call = "\tcall.uni helper, ();\n";
+  std::string Use = "\tmov.u64 %rd2, field;\n";
+  std::string Sm80 = Header + Helper + Field + entry("a", Call) + entry("b") +
+                     entry("c", Call) + entry("d");
+  std::string Sm90 = Header + Field + entry("a") + entry("b", Use) +
+                     entry("c", Use) + entry("d");
+  auto Cut = planPtxCut({Sm80, Sm90}, 1);
+  ASSERT_TRUE(Cut);
+  EXPECT_EQ(Cut->Symbols,
+            (std::vector<Names>{{"field", "a", "b", "c"}, {"d"}}));
+  for (const std::string *Ptx : {&Sm80, &Sm90}) {
+    auto Parts = cutPtx(*Ptx, *Cut);
+    ASSERT_TRUE(Parts);
+    ASSERT_EQ(Parts->size(), 2u);
+    EXPECT_TRUE(has((*Parts)[0], "a") && has((*Parts)[0], "b") &&
+                has((*Parts)[0], "c"));
+    EXPECT_TRUE(llvm::StringRef((*Parts)[0]).contains(Field));
+    EXPECT_TRUE(has((*Parts)[1], "d"));
+    EXPECT_FALSE(llvm::StringRef((*Parts)[1]).contains("field"));
+  }
+  // A PTX that the cut does not fit: an entry it does not place, or one
+  // group across two parts.
+  EXPECT_FALSE(cutPtx(Header + entry("a") + entry("e"), *Cut));
+  EXPECT_FALSE(
+      cutPtx(Header + Helper + entry("a", Call) + entry("d", Call), *Cut));
+}
+
 TEST(PtxPartsTest, WhatIsNotUnderstoodStaysWhole) {
   std::string Two = entry("a") + entry("b");
   // Debug information, a directive the cut does not know.
-  EXPECT_FALSE(splitPtx(Header + std::string(".file 1 \"k.qd\"\n") + Two, 1));
-  EXPECT_FALSE(splitPtx(Header + Two + ".section .debug_info\n{\n}\n", 1));
+  EXPECT_FALSE(split(Header + std::string(".file 1 \"k.qd\"\n") + Two, 1));
+  EXPECT_FALSE(split(Header + Two + ".section .debug_info\n{\n}\n", 1));
   // Unbalanced text; no header.
-  EXPECT_FALSE(splitPtx(Header + Two + "\n.visible .entry c(\n{\n", 1));
-  EXPECT_FALSE(splitPtx(Header + Two + "}\n", 1));
-  EXPECT_FALSE(splitPtx(Two, 1));
+  EXPECT_FALSE(split(Header + Two + "\n.visible .entry c(\n{\n", 1));
+  EXPECT_FALSE(split(Header + Two + "}\n", 1));
+  EXPECT_FALSE(split(Two, 1));
   // One name defined twice.
-  EXPECT_FALSE(splitPtx(Header + Two + entry("a"), 1));
+  EXPECT_FALSE(split(Header + Two + entry("a"), 1));
+  // One of several architectures' PTX that cannot be read.
+  EXPECT_FALSE(planPtxCut({Header + Two, Two}, 1));
   // Strings and comments with braces inside do not end an item.
-  auto Parts = splitPtx(Header + entry("a", "\t.pragma \"}\";\n// }\n") +
-                            entry("b", "\t/* { */\n"),
-                        1);
+  auto Parts = split(Header + entry("a", "\t.pragma \"}\";\n// }\n") +
+                         entry("b", "\t/* { */\n"),
+                     1);
   ASSERT_TRUE(Parts);
   EXPECT_EQ(Parts->size(), 2u);
 }

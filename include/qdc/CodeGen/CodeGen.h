@@ -29,6 +29,13 @@
 namespace qdc {
 
 /// A compiled device image, embedded in the object.
+/// How a module of many entry functions is cut into parts, each loaded as a
+/// module of its own (--ptx-part-entries): the names of the entry functions
+/// and variables each part defines, the same for every image of the module.
+struct ModuleCut {
+  std::vector<std::vector<std::string>> Symbols;
+};
+
 struct DeviceImage {
   ImageKind Kind;
   /// The target's name (OffloadTarget::getName); a package's, its
@@ -37,6 +44,11 @@ struct DeviceImage {
   unsigned ArchNumber; ///< its number (OffloadTarget::getArchNumber); 0 for a
                        ///< package
   std::string Data;
+  /// Native code or a package of a module cut into parts: each part's data
+  /// (Data is then empty), in the order of Cut's parts; a package has the
+  /// cut.
+  std::vector<std::string> Parts;
+  ModuleCut Cut;
 };
 
 /// How far code generation goes: each stage needs the ones before it.

@@ -52,9 +52,9 @@ struct ToolchainOptions {
   /// -Xptxas <opt>: given to every ptxas run, in order.
   std::vector<std::string> PtxasArgs;
   /// --ptx-part-entries: a module of more than this many entry functions
-  /// is assembled by ptxas in parts joined by nvlink (PtxParts.h); 0 (the
-  /// default): whole.
-  unsigned PtxPartEntries = 0;
+  /// is cut into parts, each a module of its own that ptxas assembles
+  /// beside the others (PtxParts.h); 0: whole.
+  unsigned PtxPartEntries = 256;
   /// --resource-usage: each task's registers, spills, stack and shared
   /// memory per architecture, as ptxas -v reports them, at the kernel's
   /// .qd line.
@@ -129,9 +129,6 @@ public:
   /// The CUDA toolkit's fatbinary beside its ptxas, which packs SASS and
   /// PTX into the fat binary an object embeds, or empty.
   const std::string &getFatbinary() const { return Fatbinary; }
-  /// The CUDA toolkit's nvlink beside its ptxas, which joins the parts of
-  /// a module of many entries (PtxParts.h) into one cubin, or empty.
-  const std::string &getNvlink() const { return Nvlink; }
   /// libdevice bitcode for CUDA math, or empty.
   const std::string &getLibdevice() const { return Libdevice; }
   /// ld.lld, which links AMDGPU code objects into HSACO, or empty.
@@ -162,7 +159,6 @@ private:
   std::string ClangDriver;
   std::string Ptxas;
   std::string Fatbinary;
-  std::string Nvlink;
   /// What `ptxas --help` printed (empty when it failed), asked once.
   const std::string &getPtxasHelp() const;
   /// That run of ptxas and its answer; shared by the copies of a

@@ -8,14 +8,16 @@
 // compiled with libdevice to PTX for the target's PTX arch (the newest LLVM
 // knows, for newer GPUs), and SASS from that PTX with the CUDA toolkit's
 // ptxas when it is found; an object embeds them as one fat binary made by
-// the toolkit's fatbinary. A module of many entries is assembled in parts
-// (PtxParts.h).
+// the toolkit's fatbinary. A module of many entries is cut into parts, each
+// a module of its own, with a fat binary each (PtxParts.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "../Compiler.h"
 #include "GpuHooks.h"
 #include "PtxParts.h"
+
+#include "qdc/Support/Error.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -142,13 +144,10 @@ public:
   }
   ImageKind getNativeImageKind() const override { return ImageKind::Cubin; }
 
-  /// ptxas's command line for In to Out, for For: relocatable code (-c)
-  /// for a part of a module.
-  static std::vector<std::string> getPtxasArgs(const Toolchain &Tools,
-                                               const OffloadTarget &For,
-                                               llvm::StringRef In,
-                                               llvm::StringRef Out,
-                                               bool SplitCompile, bool Part) {
+  /// ptxas's command line for In to Out, for For.
+  static std::vector<std::string>
+  getPtxasArgs(const Toolchain &Tools, const OffloadTarget &For,
+               llvm::StringRef In, llvm::StringRef Out, bool SplitCompile) {
     const ToolchainOptions &TO = Tools.getOptions();
     std::vector<std::string> Args = {
         Tools.getPtxas(),
@@ -157,8 +156,6 @@ public:
         "-o",
         Out.str(),
         In.str()};
-    if (Part)
-      Args.push_back("-c");
     if (TO.DeviceDebug)
       Args.push_back("-g");
     else if (TO.DebugInfo || TO.LineInfo)
@@ -175,70 +172,59 @@ public:
     return Args;
   }
 
-  /// SASS for For from PTX, with ptxas: a module of more than
-  /// --ptx-part-entries entries (when given) in parts joined by nvlink,
-  /// where it can be cut and nothing asks for debug information; any other
-  /// whole.
-  llvm::Expected<std::string>
-  assembleImage(const Compiler &C, const std::string &Ptx,
-                const OffloadTarget &For) const override {
-    const Toolchain &Tools = C.getToolchain();
-    const ToolchainOptions &TO = Tools.getOptions();
-    std::string What = "the SASS for " + For.getName();
-    if (TO.PtxPartEntries && !TO.DeviceDebug && !TO.DebugInfo && !TO.LineInfo &&
-        !Tools.getNvlink().empty())
-      if (std::optional<std::vector<std::string>> Parts =
-              splitPtx(Ptx, TO.PtxPartEntries))
-        if (std::optional<std::string> Cubin =
-                assembleParts(C, *Parts, For, What))
-          return std::move(*Cubin);
-    bool Split = llvm::StringRef(Ptx).count(".entry ") > 1 &&
-                 Tools.ptxasAccepts("--split-compile");
-    return C.runTool(
-        Ptx, "ptx", "cubin",
-        [&](llvm::StringRef In, llvm::StringRef Out) {
-          return getPtxasArgs(Tools, For, In, Out, Split, /*Part=*/false);
-        },
-        What);
+  /// A module of more than --ptx-part-entries entries, in parts, when
+  /// nothing asks for debug information (whose sections the cut does not
+  /// know).
+  std::optional<ModuleCut>
+  planCut(const Compiler &C,
+          llvm::ArrayRef<llvm::StringRef> Ptxs) const override {
+    const ToolchainOptions &TO = C.getToolchain().getOptions();
+    if (!TO.PtxPartEntries || TO.DeviceDebug || TO.DebugInfo || TO.LineInfo)
+      return std::nullopt;
+    return planPtxCut(Ptxs, TO.PtxPartEntries);
   }
 
-  /// The parts assembled on their own, several at once, and joined; none
-  /// when a part or the join fails (the module is then assembled whole,
-  /// whose errors are those reported).
-  static std::optional<std::string>
-  assembleParts(const Compiler &C, llvm::ArrayRef<std::string> Parts,
-                const OffloadTarget &For, const std::string &What) {
+  /// SASS for For from PTX, with ptxas: the whole module, or with Cut each
+  /// of its parts, several at once (each whole-program code, as the
+  /// module's would be). A part's errors are the module's.
+  llvm::Error assembleImage(const Compiler &C, const std::string &Ptx,
+                            const OffloadTarget &For, const ModuleCut *Cut,
+                            DeviceImage &Out) const override {
     const Toolchain &Tools = C.getToolchain();
-    llvm::Expected<std::vector<std::string>> Objects = C.runToolEach(
-        Parts, "ptx", "o",
-        [&](llvm::StringRef In, llvm::StringRef Out) {
-          return getPtxasArgs(Tools, For, In, Out, /*SplitCompile=*/false,
-                              /*Part=*/true);
-        },
-        What);
-    if (!Objects) {
-      llvm::consumeError(Objects.takeError());
-      return std::nullopt;
+    std::string What = "the SASS for " + For.getName();
+    if (Cut) {
+      std::optional<std::vector<std::string>> Parts = cutPtx(Ptx, *Cut);
+      if (!Parts)
+        return makeError("the PTX for " + For.getName() +
+                         " does not fit the cut of its module (an internal "
+                         "error; --ptx-part-entries=0 keeps it whole)");
+      std::vector<ToolInputs> Jobs;
+      for (const std::string &P : *Parts)
+        Jobs.push_back({{&P, "ptx"}});
+      llvm::Expected<std::vector<std::string>> Cubins = C.runToolEach(
+          Jobs, "cubin",
+          [&](llvm::ArrayRef<std::string> In, llvm::StringRef O) {
+            return getPtxasArgs(Tools, For, In.front(), O,
+                                /*SplitCompile=*/false);
+          },
+          What);
+      if (!Cubins)
+        return Cubins.takeError();
+      Out.Parts = std::move(*Cubins);
+      return llvm::Error::success();
     }
-    std::string PartsLog = C.takeToolLog();
-    std::vector<std::pair<const std::string *, const char *>> Inputs;
-    for (const std::string &O : *Objects)
-      Inputs.push_back({&O, "o"});
+    bool Split = llvm::StringRef(Ptx).count(".entry ") > 1 &&
+                 Tools.ptxasAccepts("--split-compile");
     llvm::Expected<std::string> Cubin = C.runTool(
-        Inputs, "cubin",
-        [&](llvm::ArrayRef<std::string> In, llvm::StringRef Out) {
-          std::vector<std::string> Args = {
-              Tools.getNvlink(), "-arch=" + For.getName(), "-o", Out.str()};
-          Args.insert(Args.end(), In.begin(), In.end());
-          return Args;
+        Ptx, "ptx", "cubin",
+        [&](llvm::StringRef In, llvm::StringRef O) {
+          return getPtxasArgs(Tools, For, In, O, Split);
         },
         What);
-    if (!Cubin) {
-      llvm::consumeError(Cubin.takeError());
-      return std::nullopt;
-    }
-    C.prependToolLog(PartsLog);
-    return std::move(*Cubin);
+    if (!Cubin)
+      return Cubin.takeError();
+    Out.Data = std::move(*Cubin);
+    return llvm::Error::success();
   }
 
   /// An object embeds one CUDA fat binary, as nvcc's do, when the toolkit
@@ -248,13 +234,13 @@ public:
     return Tools.getFatbinary().empty() ? ImageKind::None : ImageKind::Fatbin;
   }
 
-  llvm::Expected<std::string>
-  packageImages(const Compiler &C,
-                llvm::ArrayRef<const DeviceImage *> Images) const override {
+  /// One fat binary of Images; with Cut, one a part, several at once, of
+  /// each image's part.
+  llvm::Error packageImages(const Compiler &C,
+                            llvm::ArrayRef<const DeviceImage *> Images,
+                            const ModuleCut *Cut,
+                            DeviceImage &Package) const override {
     const Toolchain &Tools = C.getToolchain();
-    std::vector<std::pair<const std::string *, const char *>> Inputs;
-    for (const DeviceImage *I : Images)
-      Inputs.push_back({&I->Data, I->Kind == ImageKind::PTX ? "ptx" : "cubin"});
     // kind=elf (SASS) or ptx, and the arch by number and features: sm=90a.
     std::vector<std::string> Specs;
     for (const DeviceImage *I : Images) {
@@ -275,7 +261,50 @@ public:
         Args.push_back(Specs[I] + In[I]);
       return Args;
     };
-    return C.runTool(Inputs, "fatbin", Fatbinary, "the CUDA fat binary");
+    auto Extension = [](const DeviceImage *I) {
+      return I->Kind == ImageKind::PTX ? "ptx" : "cubin";
+    };
+    if (!Cut) {
+      ToolInputs Inputs;
+      for (const DeviceImage *I : Images)
+        Inputs.push_back({&I->Data, Extension(I)});
+      llvm::Expected<std::string> Fatbin =
+          C.runTool(Inputs, "fatbin", Fatbinary, "the CUDA fat binary");
+      if (!Fatbin)
+        return Fatbin.takeError();
+      Package.Data = std::move(*Fatbin);
+      return llvm::Error::success();
+    }
+    // Part P of each image: the PTX cut here, the SASS assembled in parts.
+    size_t NumParts = Cut->Symbols.size();
+    std::vector<std::vector<std::string>> PtxParts(Images.size());
+    std::vector<ToolInputs> Jobs(NumParts);
+    for (size_t I = 0; I < Images.size(); ++I) {
+      const std::vector<std::string> *Parts = &Images[I]->Parts;
+      if (Images[I]->Kind == ImageKind::PTX) {
+        std::optional<std::vector<std::string>> Cut1 =
+            cutPtx(Images[I]->Data, *Cut);
+        if (!Cut1)
+          return makeError("the PTX for " + Images[I]->Arch +
+                           " does not fit the cut of its module (an internal "
+                           "error; --ptx-part-entries=0 keeps it whole)");
+        PtxParts[I] = std::move(*Cut1);
+        Parts = &PtxParts[I];
+      }
+      if (Parts->size() != NumParts)
+        return makeError("the image for " + Images[I]->Arch + " has " +
+                         std::to_string(Parts->size()) + " parts, its cut " +
+                         std::to_string(NumParts) + " (an internal error)");
+      for (size_t P = 0; P < NumParts; ++P)
+        Jobs[P].push_back({&(*Parts)[P], Extension(Images[I])});
+    }
+    llvm::Expected<std::vector<std::string>> Fatbins =
+        C.runToolEach(Jobs, "fatbin", Fatbinary, "the CUDA fat binary");
+    if (!Fatbins)
+      return Fatbins.takeError();
+    Package.Parts = std::move(*Fatbins);
+    Package.Cut = *Cut;
+    return llvm::Error::success();
   }
 };
 

@@ -107,14 +107,19 @@ public:
 
   /// The bundle of Images as clang's HIP toolchain makes it: the empty
   /// host entry, then a `hipv4` entry per gfx arch.
-  llvm::Expected<std::string>
-  packageImages(const Compiler &,
-                llvm::ArrayRef<const DeviceImage *> Images) const override {
+  llvm::Error packageImages(const Compiler &,
+                            llvm::ArrayRef<const DeviceImage *> Images,
+                            const ModuleCut *,
+                            DeviceImage &Package) const override {
     std::vector<std::pair<std::string, llvm::StringRef>> Entries = {
         {getHostBundleEntryId(), ""}};
     for (const DeviceImage *I : Images)
       Entries.push_back({getHipBundleEntryId(I->Arch), I->Data});
-    return makeOffloadBundle(Entries);
+    llvm::Expected<std::string> Bundle = makeOffloadBundle(Entries);
+    if (!Bundle)
+      return Bundle.takeError();
+    Package.Data = std::move(*Bundle);
+    return llvm::Error::success();
   }
 };
 

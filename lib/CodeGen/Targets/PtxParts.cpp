@@ -8,10 +8,12 @@
 // top-level items: an item ends at a `;` outside braces and parentheses, or,
 // for an entry or a function, at the brace that closes its body. Each item
 // keeps the comments and blank lines before it. Each item is joined
-// (union-find) with the definition of every name it uses, but for a
-// variable that uses no other name and is visible (declared where it is
-// used) or weak (repeated where it is used); the groups are then laid out
-// in parts in the order of their entries.
+// (union-find) with the definition of every name it uses, but for a weak
+// `.shared` array that uses no other name (repeated where it is used). The
+// plan joins, across every architecture's PTX, the names each group holds
+// that the runtime looks up (entries and visible variables), and lays the
+// joined names out in parts in the order of their entries; each PTX's
+// groups then go to the part of their names.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +27,7 @@
 
 #include <numeric>
 
+using namespace qdc;
 using namespace qdc::codegen;
 
 namespace {
@@ -44,6 +47,7 @@ struct Item {
   ItemKind Kind = ItemKind::Variable;
   Linkage Link = Linkage::Local;
   bool HasBody = false;
+  bool InSharedSpace = false; ///< a `.shared` variable
   llvm::StringRef Name;
   /// The names it uses, once each, but its own.
   llvm::SmallVector<llvm::StringRef, 4> Uses;
@@ -217,9 +221,10 @@ private:
         Kind = ItemKind::Entry;
       else if (T == ".func")
         Kind = ItemKind::Function;
-      else if (T == ".global" || T == ".const" || T == ".shared")
+      else if (T == ".global" || T == ".const" || T == ".shared") {
         Kind = ItemKind::Variable;
-      else
+        It.InSharedSpace = T == ".shared";
+      } else
         OK = false; // .file, .section, .alias, ...: not cut
       KindEnd = Pos + T.size();
     });
@@ -277,26 +282,42 @@ private:
   std::vector<size_t> Parent;
 };
 
-} // namespace
+/// A PTX module read as items and grouped: items of one group go to one
+/// part.
+struct GroupedPtx {
+  llvm::StringRef Header;
+  std::vector<Item> Items;
+  Groups G{0};
+  /// The items each item needs besides its group: declarations of what the
+  /// module does not define (`.extern`) and weak shared arrays, repeated in
+  /// each part that needs them.
+  std::vector<llvm::SmallVector<size_t, 2>> Needs;
+  std::vector<bool> Repeated, External;
 
-std::optional<std::vector<std::string>>
-qdc::codegen::splitPtx(llvm::StringRef Ptx, unsigned EntriesPerPart) {
+  /// An entry, or a variable the runtime may look up (a field, the assert
+  /// record).
+  bool isLookedUp(size_t I) const {
+    const Item &It = Items[I];
+    return It.isDefinition() &&
+           (It.Kind == ItemKind::Entry ||
+            (It.Kind == ItemKind::Variable && It.Link == Linkage::Visible));
+  }
+};
+
+std::optional<GroupedPtx> readGroups(llvm::StringRef Ptx) {
+  GroupedPtx M;
   // The header: .version, .target and .address_size, with their comments.
   size_t Size = Ptx.find("\n.address_size");
-  if (Size == NoEnd || EntriesPerPart == 0)
+  if (Size == NoEnd)
     return std::nullopt;
   size_t HeaderEnd = Ptx.find('\n', Size + 1);
   if (HeaderEnd == NoEnd)
     return std::nullopt;
-  llvm::StringRef Header = Ptx.take_front(HeaderEnd + 1);
-  if (!Header.contains("\n.version") || !Header.contains("\n.target"))
+  M.Header = Ptx.take_front(HeaderEnd + 1);
+  if (!M.Header.contains("\n.version") || !M.Header.contains("\n.target"))
     return std::nullopt;
-  std::vector<Item> Items;
+  std::vector<Item> &Items = M.Items;
   if (!ItemReader(Ptx, HeaderEnd + 1).read(Items))
-    return std::nullopt;
-  size_t NumEntries = llvm::count_if(
-      Items, [](const Item &It) { return It.Kind == ItemKind::Entry; });
-  if (NumEntries <= EntriesPerPart)
     return std::nullopt;
 
   // Each name's definition, and its declarations.
@@ -310,123 +331,173 @@ qdc::codegen::splitPtx(llvm::StringRef Ptx, unsigned EntriesPerPart) {
     if (!Definition.try_emplace(Items[I].Name, I).second)
       return std::nullopt; // one name defined twice
   }
-  // A variable whose own text uses no other name, of external linkage, is
-  // shared between parts: defined in one, declared in the others; of weak
-  // linkage (a static of an inline function: a reduction's shared array),
-  // it is defined in each part that uses it, as one is per translation
-  // unit, and nvlink keeps one.
-  auto IsStandalone = [&](size_t D, Linkage L) {
-    const Item &It = Items[D];
-    return It.Kind == ItemKind::Variable && It.Link == L &&
-           llvm::none_of(It.Uses, [&](llvm::StringRef N) {
-             return Definition.count(N) || Declarations.count(N);
-           });
-  };
-  auto IsShared = [&](size_t D) {
-    return IsStandalone(D, Linkage::Visible);
-  };
-  auto IsRepeated = [&](size_t D) { return IsStandalone(D, Linkage::Weak); };
-  Groups G(Items.size());
-  // What each item needs besides its group: declarations and shared
-  // variables.
-  std::vector<llvm::SmallVector<size_t, 2>> Needs(Items.size());
+  // A weak shared array (a static of an inline function: a reduction's) is
+  // per block in any module: defined in each part that uses it, as it is
+  // in each translation unit.
+  M.Repeated.assign(Items.size(), false);
+  M.External.assign(Items.size(), false);
+  for (size_t I = 0; I < Items.size(); ++I) {
+    const Item &It = Items[I];
+    M.External[I] = !It.isDefinition() && !Definition.count(It.Name);
+    M.Repeated[I] = It.isDefinition() && It.Kind == ItemKind::Variable &&
+                    It.InSharedSpace && It.Link == Linkage::Weak &&
+                    llvm::none_of(It.Uses, [&](llvm::StringRef N) {
+                      return Definition.count(N) || Declarations.count(N);
+                    });
+  }
+  M.G = Groups(Items.size());
+  M.Needs.resize(Items.size());
   for (size_t I = 0; I < Items.size(); ++I) {
     const Item &It = Items[I];
     if (!It.isDefinition()) {
       // A declaration goes with its definition when there is one.
       if (auto D = Definition.find(It.Name); D != Definition.end())
-        G.join(I, D->second);
+        M.G.join(I, D->second);
       continue;
     }
     for (llvm::StringRef N : It.Uses) {
       if (auto D = Definition.find(N); D != Definition.end()) {
-        if (IsShared(D->second) || IsRepeated(D->second))
-          Needs[I].push_back(D->second);
+        if (M.Repeated[D->second])
+          M.Needs[I].push_back(D->second);
         else
-          G.join(I, D->second);
+          M.G.join(I, D->second);
         continue;
       }
       if (auto Decls = Declarations.find(N); Decls != Declarations.end())
-        llvm::append_range(Needs[I], Decls->second);
+        llvm::append_range(M.Needs[I], Decls->second);
     }
   }
+  return M;
+}
 
-  // The groups, in the order of their first entry, fill the parts.
-  std::vector<size_t> EntriesOf(Items.size(), 0);
-  for (size_t I = 0; I < Items.size(); ++I)
-    if (Items[I].Kind == ItemKind::Entry)
-      ++EntriesOf[G.find(I)];
+} // namespace
+
+std::optional<ModuleCut>
+qdc::codegen::planPtxCut(llvm::ArrayRef<llvm::StringRef> Ptxs,
+                         unsigned EntriesPerPart) {
+  if (EntriesPerPart == 0 || Ptxs.empty())
+    return std::nullopt;
+  std::vector<GroupedPtx> Modules;
+  // The names looked up, in the order they first appear, and which are
+  // entries.
+  llvm::StringMap<size_t> Id;
+  std::vector<llvm::StringRef> Names;
+  std::vector<bool> IsEntry;
+  for (llvm::StringRef Ptx : Ptxs) {
+    std::optional<GroupedPtx> M = readGroups(Ptx);
+    if (!M)
+      return std::nullopt;
+    for (size_t I = 0; I < M->Items.size(); ++I) {
+      if (!M->isLookedUp(I))
+        continue;
+      auto [It, New] = Id.try_emplace(M->Items[I].Name, Names.size());
+      if (New) {
+        Names.push_back(M->Items[I].Name);
+        IsEntry.push_back(false);
+      }
+      IsEntry[It->second] =
+          IsEntry[It->second] || M->Items[I].Kind == ItemKind::Entry;
+    }
+    Modules.push_back(std::move(*M));
+  }
+  // Names that one module's group holds together are together in all.
+  Groups Together(Names.size());
+  for (GroupedPtx &M : Modules) {
+    constexpr size_t None = ~size_t(0);
+    std::vector<size_t> First(M.Items.size(), None);
+    for (size_t I = 0; I < M.Items.size(); ++I) {
+      if (!M.isLookedUp(I))
+        continue;
+      size_t &F = First[M.G.find(I)];
+      size_t N = Id.find(M.Items[I].Name)->second;
+      if (F == None)
+        F = N;
+      else
+        Together.join(F, N);
+    }
+  }
+  // The joined names, in the order of their first entry, fill the parts;
+  // those without an entry (a field no code uses) go to the first.
+  std::vector<size_t> EntriesOf(Names.size(), 0);
+  for (size_t N = 0; N < Names.size(); ++N)
+    if (IsEntry[N])
+      ++EntriesOf[Together.find(N)];
   constexpr size_t None = ~size_t(0);
-  std::vector<size_t> PartOfGroup(Items.size(), None);
+  std::vector<size_t> PartOf(Names.size(), None);
   std::vector<size_t> PartEntries;
-  for (size_t I = 0; I < Items.size(); ++I) {
-    size_t R = G.find(I);
-    if (Items[I].Kind != ItemKind::Entry || PartOfGroup[R] != None)
+  for (size_t N = 0; N < Names.size(); ++N) {
+    size_t R = Together.find(N);
+    if (!IsEntry[N] || PartOf[R] != None)
       continue;
     if (PartEntries.empty() ||
-        (PartEntries.back() && PartEntries.back() + EntriesOf[R] >
-                                   EntriesPerPart))
+        (PartEntries.back() &&
+         PartEntries.back() + EntriesOf[R] > EntriesPerPart))
       PartEntries.push_back(0);
-    PartOfGroup[R] = PartEntries.size() - 1;
+    PartOf[R] = PartEntries.size() - 1;
     PartEntries.back() += EntriesOf[R];
   }
   if (PartEntries.size() < 2)
     return std::nullopt;
-  // Where each item is defined: its group's part; a group without an
-  // entry, in the first part; a shared variable, in the part of its first
-  // user (or the first part).
-  std::vector<size_t> PartOf(Items.size(), 0);
-  std::vector<bool> Shared(Items.size(), false);
+  ModuleCut Cut;
+  Cut.Symbols.resize(PartEntries.size());
+  for (size_t N = 0; N < Names.size(); ++N) {
+    size_t P = PartOf[Together.find(N)];
+    Cut.Symbols[P == None ? 0 : P].push_back(Names[N].str());
+  }
+  return Cut;
+}
+
+std::optional<std::vector<std::string>>
+qdc::codegen::cutPtx(llvm::StringRef Ptx, const ModuleCut &Cut) {
+  std::optional<GroupedPtx> M = readGroups(Ptx);
+  if (!M || Cut.Symbols.size() < 2)
+    return std::nullopt;
+  llvm::StringMap<size_t> PartOfName;
+  for (size_t P = 0; P < Cut.Symbols.size(); ++P)
+    for (const std::string &Name : Cut.Symbols[P])
+      PartOfName[Name] = P;
+  const std::vector<Item> &Items = M->Items;
+  // Each group's part, from the names it holds: all in one part, each in
+  // the cut; a group without such a name goes to the first part.
+  constexpr size_t None = ~size_t(0);
+  std::vector<size_t> GroupPart(Items.size(), None);
   for (size_t I = 0; I < Items.size(); ++I) {
-    size_t P = PartOfGroup[G.find(I)];
+    if (!M->isLookedUp(I))
+      continue;
+    auto Found = PartOfName.find(Items[I].Name);
+    if (Found == PartOfName.end())
+      return std::nullopt;
+    size_t &P = GroupPart[M->G.find(I)];
+    if (P != None && P != Found->second)
+      return std::nullopt;
+    P = Found->second;
+  }
+  std::vector<size_t> PartOf(Items.size());
+  for (size_t I = 0; I < Items.size(); ++I) {
+    size_t P = GroupPart[M->G.find(I)];
     PartOf[I] = P == None ? 0 : P;
   }
-  // `.visible .global .align 4 .b8 x[4]` is declared where it is used as
-  // `.extern .global .align 4 .b8 x[4];`.
-  std::vector<std::string> SharedDecl(Items.size());
-  for (size_t I = 0; I < Items.size(); ++I)
-    if (Items[I].isDefinition() && IsShared(I)) {
-      Shared[I] = true;
-      PartOf[I] = None;
-      std::string &Decl = SharedDecl[I];
-      Decl = Ptx.slice(Items[I].Code, Items[I].HeadEnd).rtrim().str();
-      size_t At = Decl.find(".visible");
-      if (At == std::string::npos)
-        return std::nullopt;
-      Decl = "\n" + Decl.replace(At, 8, ".extern") + ";";
-    }
-  // The parts that need each declaration or shared variable.
+  // The parts that need each repeated item.
   std::vector<llvm::SmallVector<size_t, 2>> NeededIn(Items.size());
   for (size_t I = 0; I < Items.size(); ++I)
-    for (size_t D : Needs[I]) {
-      size_t P = PartOf[I] == None ? 0 : PartOf[I];
-      if (Shared[D] && PartOf[D] == None)
-        PartOf[D] = P;
-      if (!llvm::is_contained(NeededIn[D], P))
-        NeededIn[D].push_back(P);
-    }
-  for (size_t I = 0; I < Items.size(); ++I)
-    if (PartOf[I] == None)
-      PartOf[I] = 0; // a shared variable no item uses
+    for (size_t D : M->Needs[I])
+      if (!llvm::is_contained(NeededIn[D], PartOf[I]))
+        NeededIn[D].push_back(PartOf[I]);
 
-  std::vector<std::string> Parts(PartEntries.size(), Header.str());
+  std::vector<std::string> Parts(Cut.Symbols.size(), M->Header.str());
   for (size_t I = 0; I < Items.size(); ++I) {
     const Item &It = Items[I];
     llvm::StringRef Text = Ptx.slice(It.Begin, It.End);
-    bool IsDeclaration =
-        !It.isDefinition() && !Definition.count(It.Name); // extern
-    bool Repeated = It.isDefinition() && IsRepeated(I);
-    for (size_t P = 0; P < Parts.size(); ++P) {
-      bool Needed = llvm::is_contained(NeededIn[I], P);
-      if (IsDeclaration || Repeated) {
-        if (Needed || (Repeated && P == 0 && NeededIn[I].empty()))
-          Parts[P] += Text;
-      } else if (PartOf[I] == P) {
-        Parts[P] += Text;
-      } else if (Shared[I] && Needed) {
-        Parts[P] += SharedDecl[I];
-      }
+    bool Extern = M->External[I];
+    if (!Extern && !M->Repeated[I]) {
+      Parts[PartOf[I]] += Text;
+      continue;
     }
+    // A repeated item no part uses stays in the first.
+    for (size_t P = 0; P < Parts.size(); ++P)
+      if (llvm::is_contained(NeededIn[I], P) ||
+          (P == 0 && NeededIn[I].empty() && !Extern))
+        Parts[P] += Text;
   }
   for (std::string &Part : Parts)
     Part += "\n";
