@@ -22,6 +22,8 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 
+#include <cstddef>
+
 using namespace qdc;
 using namespace qdc::codegen;
 
@@ -43,6 +45,16 @@ static llvm::GlobalVariable *defineData(llvm::Module &Mod, llvm::StringRef Data,
   }
   return G;
 }
+
+// The structs as defineParts lays them out (LLVM's natural alignment on the
+// 64-bit hosts qdc runs on).
+static_assert(sizeof(qdrt_image_part) == 24 &&
+                  offsetof(qdrt_image_part, size) == 8 &&
+                  offsetof(qdrt_image_part, symbols) == 16,
+              "qdrt_image_part is {ptr, i64, ptr}");
+static_assert(sizeof(qdrt_image_parts) == 16 &&
+                  offsetof(qdrt_image_parts, parts) == 8,
+              "qdrt_image_parts is {i32, ptr}");
 
 /// Image's parts as a qdrt_image_parts: each part's fat binary in the fat
 /// binaries' section (where cuobjdump finds them all), and the names it
@@ -122,7 +134,7 @@ qdc::codegen::defineImages(llvm::Module &Mod,
     } else {
       Data = defineParts(Mod, Image, I);
       Kind = QDRT_IMAGE_FATBIN_PARTS;
-      Size = sizeof(qdrt_image_parts); // the host is qdc's: x86-64, AArch64
+      Size = sizeof(qdrt_image_parts);
     }
     auto *Arch = new llvm::GlobalVariable(
         Mod,
