@@ -419,8 +419,17 @@ class Gen:
         holes = ['{%d}' % i for i in range(len(kids))]
         if not shape:
             fmt = f'{acc.ref}()'
-        elif len(shape) == 1:
+        elif len(shape) == 1 and (vec_index or (not kids[0].kids and
+                                                kids[0].fmt.isdigit())):
             fmt = f'{acc.ref}[{holes[0]}]'
+        elif len(shape) == 1:
+            # Inside an expression, an index that is not a literal is read
+            # with () (a pointer: `*(p + i)`): g++ reads `uint32_t(p[int32_t(i
+            # % 300u)])` in a nested functional cast as a parameter of
+            # variably modified type and refuses the reference program (seed
+            # 24414).
+            fmt = (f'*({acc.ref} + {holes[0]})' if acc.linear else
+                   f'{acc.ref}({holes[0]})')
         elif vec_index and self.f['vec_index'] and self.chance(0.4):
             # Only where a statement starts (writes, atomics): inside an
             # expression, g++ reads `int16_t(uint32_t(f[qd::vec<...>{...}]))`
