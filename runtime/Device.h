@@ -128,6 +128,13 @@ public:
   /// version: fewer than the device can keep busy (0: never).
   virtual uint64_t getLatencyBound() const { return 0; }
   virtual void *getGlobal(Handle Module, const qdrt_field_desc &Field) = 0;
+  /// Every copy of Field: one, or of a module in parts, one in each part
+  /// that defines it for itself (the assert record); the first is
+  /// getGlobal's.
+  virtual std::vector<void *> getGlobals(Handle Module,
+                                         const qdrt_field_desc &Field) {
+    return {getGlobal(Module, Field)};
+  }
   /// Enqueues one task over [0, Iterations) on Stream.
   virtual void launch(Handle Function, const qdrt_task_desc &Task,
                       uint64_t Iterations, const void *Args, size_t ArgSize,

@@ -365,8 +365,10 @@ LoadedModule &DeviceContext::load(qdrt_module &M) {
     }
     for (uint32_t F = 0; F < Desc.num_fields; ++F)
       LM->Fields.push_back(D->getGlobal(LM->Native, Desc.fields[F]));
-    if (Desc.assert_record)
-      LM->AssertRecord = D->getGlobal(LM->Native, *Desc.assert_record);
+    if (Desc.assert_record) {
+      LM->AssertRecords = D->getGlobals(LM->Native, *Desc.assert_record);
+      LM->AssertRecord = LM->AssertRecords.front();
+    }
     Pool.reserve(Desc.max_groups);
   } catch (...) {
     try {
@@ -473,11 +475,17 @@ void DeviceContext::checkAsserts(const char *What, Handle Stream, uint64_t Mark,
   }
   std::unique_lock<std::mutex> Lock(AssertMutex);
   for (const auto &[Module, LM] : Records) {
-    // One word per module with assertions, after the work it waited for.
-    uint32_t Failed = 0;
-    D->copyToHost(&Failed, LM->AssertRecord, sizeof(Failed), nullptr);
+    // One word per record (a module's, or each of its parts'), after the
+    // work it waited for; the first that failed is reported.
+    void *FailedRecord = nullptr;
+    for (void *Record : LM->AssertRecords) {
+      uint32_t Failed = 0;
+      D->copyToHost(&Failed, Record, sizeof(Failed), nullptr);
+      if (Failed && !FailedRecord)
+        FailedRecord = Record;
+    }
     std::unordered_map<Handle, uint64_t> &Streams = Launchers[LM];
-    if (!Failed) {
+    if (!FailedRecord) {
       // Stream's launches before the synchronization did not fail.
       auto It = Streams.find(Stream);
       if (It != Streams.end() && It->second <= Mark)
@@ -485,9 +493,10 @@ void DeviceContext::checkAsserts(const char *What, Handle Stream, uint64_t Mark,
       continue;
     }
     qdrt_assert_record R;
-    D->copyToHost(&R, LM->AssertRecord, sizeof(R), nullptr);
+    D->copyToHost(&R, FailedRecord, sizeof(R), nullptr);
     qdrt_assert_record Clear{};
-    D->copyToDevice(LM->AssertRecord, &Clear, sizeof(Clear), nullptr);
+    for (void *Record : LM->AssertRecords)
+      D->copyToDevice(Record, &Clear, sizeof(Clear), nullptr);
     D->synchronizeStream(nullptr);
     nameKernel(R, *Module->Desc);
     // The record does not say which launch failed: every stream that

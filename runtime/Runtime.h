@@ -52,6 +52,9 @@ struct LoadedModule {
   std::vector<Handle> LatencyFunctions;
   std::vector<void *> Fields;   ///< one per field
   void *AssertRecord = nullptr; ///< its qdrt_assert_record, if it has one
+  /// Every copy of the record: AssertRecord, and in a module in parts, each
+  /// part's own (Device::getGlobals).
+  std::vector<void *> AssertRecords;
 };
 
 /// Held by every public entry point of libqdrt for as long as it uses the

@@ -316,9 +316,21 @@ private:
       for (const ImageJob &J : Jobs)
         if (J.Hooks == &T && J.From < 0)
           Sources.push_back(J.Image.Data);
-      Found->second = T.planCut(C, Sources);
+      Found->second = T.planCut(C, Sources, getCutRules());
     }
     return Found->second ? &*Found->second : nullptr;
+  }
+
+  /// The assert record in every part, each part's own, which the runtime
+  /// reads in each; but where a kernel runs device-side loops, whose
+  /// driver reads one record, the record (with its users) stays one.
+  CutRules getCutRules() const {
+    CutRules Rules;
+    if (M.UsesAsserts && llvm::none_of(M.Kernels, [](const kir::Kernel &K) {
+          return !K.Loops.empty();
+        }))
+      Rules.EachPart.push_back(names::AssertRecord.str());
+    return Rules;
   }
 
   /// Builds Jobs in order into Out.Images.

@@ -132,10 +132,11 @@ public:
                                     DeviceImage &Out) const;
   /// The cut of a module of many entries into parts, each a module of its
   /// own, for this target's images (Images: what compileImage made for
-  /// each target), when their native code is packaged (PtxParts.h); none
-  /// when they are kept whole.
-  virtual std::optional<ModuleCut>
-  planCut(const class Compiler &, llvm::ArrayRef<llvm::StringRef>) const {
+  /// each target) by Rules, when their native code is packaged
+  /// (PtxParts.h); none when they are kept whole.
+  virtual std::optional<ModuleCut> planCut(const class Compiler &,
+                                           llvm::ArrayRef<llvm::StringRef>,
+                                           const CutRules &) const {
     return std::nullopt;
   }
   /// The kind of the one image an object embeds for all of this target's

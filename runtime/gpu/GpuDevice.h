@@ -94,11 +94,11 @@ template <typename Traits> struct GpuTypes {
 };
 
 /// A module as loaded: the modules of its image, one unless the image is in
-/// parts (QDRT_IMAGE_FATBIN_PARTS, a module each), and then the part that
-/// defines each task and field.
+/// parts (QDRT_IMAGE_FATBIN_PARTS, a module each), and then the parts that
+/// define each task and field (one; the assert record: each part).
 template <typename ModuleT> struct LoadedImage {
   std::vector<ModuleT> Modules;
-  std::unordered_map<std::string_view, size_t> PartOf;
+  std::unordered_multimap<std::string_view, size_t> PartOf;
 
   /// Where Parts' names are (each part's list, in the descriptor's static
   /// storage).
@@ -113,6 +113,21 @@ template <typename ModuleT> struct LoadedImage {
   ModuleT find(const char *Name) const {
     auto Found = PartOf.find(Name);
     return Modules[Found == PartOf.end() ? 0 : Found->second];
+  }
+  /// Every module that defines Name, in part order (the first alone when
+  /// no part names it).
+  std::vector<ModuleT> findAll(const char *Name) const {
+    std::vector<size_t> Parts;
+    auto [Begin, End] = PartOf.equal_range(Name);
+    for (auto It = Begin; It != End; ++It)
+      Parts.push_back(It->second);
+    std::sort(Parts.begin(), Parts.end());
+    if (Parts.empty())
+      Parts.push_back(0);
+    std::vector<ModuleT> Found;
+    for (size_t P : Parts)
+      Found.push_back(Modules[P]);
+    return Found;
   }
 };
 
@@ -414,13 +429,23 @@ public:
   uint64_t getLatencyBound() const override {
     return uint64_t(std::max(Gpu.Multiprocessors, 1)) * 1024;
   }
-  /// The field's device address, after checking that the device's global
-  /// has the size the module's descriptor says.
+  /// The field's device address (global).
   void *getGlobal(Handle M, const qdrt_field_desc &F) override {
+    return global(loaded(M).find(F.name), F);
+  }
+  std::vector<void *> getGlobals(Handle M, const qdrt_field_desc &F) override {
+    std::vector<void *> All;
+    for (ModuleT Mod : loaded(M).findAll(F.name))
+      All.push_back(global(Mod, F));
+    return All;
+  }
+  /// F in Mod, after checking that the device's global has the size the
+  /// module's descriptor says.
+  void *global(ModuleT Mod, const qdrt_field_desc &F) {
     makeCurrent();
     DevicePtr P{};
     size_t Bytes = 0;
-    Api.check(Api.ModuleGetGlobal(&P, &Bytes, loaded(M).find(F.name), F.name),
+    Api.check(Api.ModuleGetGlobal(&P, &Bytes, Mod, F.name),
               Api.ModuleGetGlobal.Name, F.name);
     if (Bytes != F.bytes)
       throw qd::Error(std::string("field '") + F.name + "' has " +

@@ -235,6 +235,32 @@ TEST_F(MockAssertTest, AFailureIsRaisedOnTheStreamsThatLaunchedTheModule) {
   EXPECT_EQ(errorOf([&] { S3.destroy(); }), message("qd::Stream::destroy"));
 }
 
+TEST_F(MockAssertTest, EachPartsRecordIsReadAndAllAreCleared) {
+  // A module in parts: a record in each of three parts (Device::getGlobals).
+  qdrt_assert_record Second{}, Third{};
+  State->PartCopies["qd_assert_record_"] = {&Second, &Third};
+  qd::Stream S = create_stream();
+  auto Sync = [&] { return errorOf([&] { S.synchronize(); }); };
+  launch(M, K, {8}, nullptr, &S);
+  EXPECT_EQ(Sync(), "");
+  // The third part's task failed: raised, and every record cleared.
+  launch(M, K, {8}, nullptr, &S);
+  fail();
+  Third = Record;
+  Record = qdrt_assert_record{};
+  EXPECT_EQ(Sync(), message("qd::Stream::synchronize"));
+  EXPECT_EQ(Third.failed, 0u);
+  EXPECT_EQ(Sync(), "") << "raised once";
+  // Two parts failed: the first record's failure is raised, once.
+  launch(M, K, {8}, nullptr, &S);
+  fail();
+  Second = Record;
+  std::strcpy(Second.text, "y > 0");
+  EXPECT_EQ(Sync(), message("qd::Stream::synchronize"));
+  EXPECT_EQ(Record.failed + Second.failed + Third.failed, 0u);
+  EXPECT_EQ(Sync(), "");
+}
+
 TEST_F(MockAssertTest, AGraphReplayCountsAsALaunchOfItsModules) {
   qd::Stream S1 = create_stream(), S2 = create_stream();
   qd::Graph G = qd::capture(S1, [&] { launch(M, K, {8}, nullptr, &S1); });

@@ -451,7 +451,8 @@ TEST_F(GpuDeviceTest, ModuleInPartsFindsEachNameInItsPart) {
   FakeDevice D(0);
   // Two parts: one defines a_t0 and field f, the other b_t0 and its latency
   // version.
-  static const char First[] = "a_t0\0f\0", Second[] = "b_t0\0b_t0_lat\0";
+  static const char First[] = "a_t0\0f\0rec\0",
+                    Second[] = "b_t0\0b_t0_lat\0rec\0";
   const qdrt_image_part Parts[] = {{"fatbin 0", 8, First},
                                    {"fatbin 1", 8, Second}};
   const qdrt_image_parts All = {2, Parts};
@@ -479,6 +480,17 @@ TEST_F(GpuDeviceTest, ModuleInPartsFindsEachNameInItsPart) {
   F.bytes = 4;
   D.getGlobal(M, F);
   EXPECT_EQ(Fake.LastModule, handle<FakeModule>(0x40));
+  // A field that one part defines is one copy; the assert record, which
+  // each part defines for itself, is one a part, in their order.
+  EXPECT_EQ(D.getGlobals(M, F).size(), 1u);
+  qdrt_field_desc Rec{};
+  Rec.name = "rec";
+  Rec.bytes = 4;
+  calls();
+  EXPECT_EQ(D.getGlobals(M, Rec).size(), 2u);
+  EXPECT_EQ(Fake.LastModule, handle<FakeModule>(0x41));
+  EXPECT_EQ(calls(),
+            (std::vector<std::string>{"ModuleGetGlobal", "ModuleGetGlobal"}));
   // A name no part defines is looked up in the first, where the driver
   // reports it missing.
   qdrt_task_desc Missing{};

@@ -129,6 +129,15 @@ void *MockDevice::getGlobal(Handle, const qdrt_field_desc &F) {
   return F.host_data;
 }
 
+std::vector<void *> MockDevice::getGlobals(Handle M, const qdrt_field_desc &F) {
+  std::vector<void *> All = {getGlobal(M, F)};
+  std::lock_guard<std::mutex> Lock(State->Mutex);
+  auto Copies = State->PartCopies.find(F.name);
+  if (Copies != State->PartCopies.end())
+    All.insert(All.end(), Copies->second.begin(), Copies->second.end());
+  return All;
+}
+
 void MockDevice::launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
                         const void *Args, size_t, Handle S) {
   call(std::string("launch ") +

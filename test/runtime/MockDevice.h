@@ -40,6 +40,9 @@ struct MockState {
   /// What the devices' getLatencyBound answers (0: latency versions of
   /// tasks never run); set before the first launch.
   uint64_t LatencyBound = 0;
+  /// Further copies of a global getGlobals finds, by name, as in a module
+  /// in parts whose parts each define it (the assert record).
+  std::map<std::string, std::vector<void *>> PartCopies;
 
   std::vector<std::string> takeCalls() {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -85,6 +88,7 @@ public:
   Handle getLatencyFunction(Handle M, const qdrt_task_desc &T) override;
   uint64_t getLatencyBound() const override { return State->LatencyBound; }
   void *getGlobal(Handle M, const qdrt_field_desc &F) override;
+  std::vector<void *> getGlobals(Handle M, const qdrt_field_desc &F) override;
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
               const void *Args, size_t ArgSize, Handle S) override;
   void registerHost(void *P, size_t Bytes) override;

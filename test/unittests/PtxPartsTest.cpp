@@ -143,6 +143,30 @@ TEST(PtxPartsTest, UnusedFieldGoesToTheFirstPart) {
   EXPECT_FALSE(llvm::StringRef((*Parts)[1]).contains("record"));
 }
 
+TEST(PtxPartsTest, RuledVariableIsEachPartsOwn) {
+  // The assert record: its users stay apart, each part defines its own.
+  std::string Rec = "\n.visible .global .align 4 .b8 record[460];\n";
+  std::string Use = "\tmov.u64 %rd2, record;\n";
+  std::string Ptx =
+      Header + Rec + entry("a", Use) + entry("b") + entry("c", Use);
+  CutRules Rules;
+  Rules.EachPart = {"record", "absent"};
+  auto Cut = planPtxCut({Ptx}, 1, Rules);
+  ASSERT_TRUE(Cut);
+  EXPECT_EQ(
+      Cut->Symbols,
+      (std::vector<Names>{{"a", "record"}, {"b", "record"}, {"c", "record"}}));
+  auto Parts = cutPtx(Ptx, *Cut);
+  ASSERT_TRUE(Parts);
+  ASSERT_EQ(Parts->size(), 3u);
+  for (const std::string &Part : *Parts)
+    EXPECT_EQ(llvm::StringRef(Part).count(Rec), 1u);
+  // Without the rule, the record keeps its users together.
+  auto Joined = planPtxCut({Ptx}, 1);
+  ASSERT_TRUE(Joined);
+  EXPECT_EQ(Joined->Symbols, (std::vector<Names>{{"record", "a", "c"}, {"b"}}));
+}
+
 TEST(PtxPartsTest, ExternDeclarationGoesWhereUsed) {
   std::string Vprintf = "\n.extern .func  (.param .b32 func_retval0) vprintf\n"
                         "(\n\t.param .b64 vprintf_param_0,\n"

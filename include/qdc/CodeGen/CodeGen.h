@@ -29,11 +29,20 @@
 namespace qdc {
 
 /// A compiled device image, embedded in the object.
+/// What a cut of a module into parts must keep: the variables each part
+/// defines for itself (the assert record, which the runtime reads in every
+/// part).
+struct CutRules {
+  std::vector<std::string> EachPart;
+};
+
 /// How a module of many entry functions is cut into parts, each loaded as a
 /// module of its own (--ptx-part-entries): the names of the entry functions
-/// and variables each part defines, the same for every image of the module.
+/// and variables each part defines, the same for every image of the module
+/// (the rules' variables in each), and the rules it was made by.
 struct ModuleCut {
   std::vector<std::vector<std::string>> Symbols;
+  CutRules Rules;
 };
 
 struct DeviceImage {

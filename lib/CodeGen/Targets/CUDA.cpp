@@ -175,13 +175,13 @@ public:
   /// A module of more than --ptx-part-entries entries, in parts, when
   /// nothing asks for debug information (whose sections the cut does not
   /// know).
-  std::optional<ModuleCut>
-  planCut(const Compiler &C,
-          llvm::ArrayRef<llvm::StringRef> Ptxs) const override {
+  std::optional<ModuleCut> planCut(const Compiler &C,
+                                   llvm::ArrayRef<llvm::StringRef> Ptxs,
+                                   const CutRules &Rules) const override {
     const ToolchainOptions &TO = C.getToolchain().getOptions();
     if (!TO.PtxPartEntries || TO.DeviceDebug || TO.DebugInfo || TO.LineInfo)
       return std::nullopt;
-    return planPtxCut(Ptxs, TO.PtxPartEntries);
+    return planPtxCut(Ptxs, TO.PtxPartEntries, Rules);
   }
 
   /// SASS for For from PTX, with ptxas: the whole module, or with Cut each

@@ -293,18 +293,21 @@ struct GroupedPtx {
   /// each part that needs them.
   std::vector<llvm::SmallVector<size_t, 2>> Needs;
   std::vector<bool> Repeated, External;
+  /// A variable the rules have every part define for itself.
+  std::vector<bool> EveryPart;
 
   /// An entry, or a variable the runtime may look up (a field, the assert
   /// record).
   bool isLookedUp(size_t I) const {
     const Item &It = Items[I];
-    return It.isDefinition() &&
+    return It.isDefinition() && !EveryPart[I] &&
            (It.Kind == ItemKind::Entry ||
             (It.Kind == ItemKind::Variable && It.Link == Linkage::Visible));
   }
 };
 
-std::optional<GroupedPtx> readGroups(llvm::StringRef Ptx) {
+std::optional<GroupedPtx> readGroups(llvm::StringRef Ptx,
+                                     const CutRules &Rules) {
   GroupedPtx M;
   // The header: .version, .target and .address_size, with their comments.
   size_t Size = Ptx.find("\n.address_size");
@@ -336,14 +339,16 @@ std::optional<GroupedPtx> readGroups(llvm::StringRef Ptx) {
   // in each translation unit.
   M.Repeated.assign(Items.size(), false);
   M.External.assign(Items.size(), false);
+  M.EveryPart.assign(Items.size(), false);
   for (size_t I = 0; I < Items.size(); ++I) {
     const Item &It = Items[I];
     M.External[I] = !It.isDefinition() && !Definition.count(It.Name);
-    M.Repeated[I] = It.isDefinition() && It.Kind == ItemKind::Variable &&
-                    It.InSharedSpace && It.Link == Linkage::Weak &&
-                    llvm::none_of(It.Uses, [&](llvm::StringRef N) {
-                      return Definition.count(N) || Declarations.count(N);
-                    });
+    bool Standalone = It.isDefinition() && It.Kind == ItemKind::Variable &&
+                      llvm::none_of(It.Uses, [&](llvm::StringRef N) {
+                        return Definition.count(N) || Declarations.count(N);
+                      });
+    M.Repeated[I] = Standalone && It.InSharedSpace && It.Link == Linkage::Weak;
+    M.EveryPart[I] = Standalone && llvm::is_contained(Rules.EachPart, It.Name);
   }
   M.G = Groups(Items.size());
   M.Needs.resize(Items.size());
@@ -357,7 +362,7 @@ std::optional<GroupedPtx> readGroups(llvm::StringRef Ptx) {
     }
     for (llvm::StringRef N : It.Uses) {
       if (auto D = Definition.find(N); D != Definition.end()) {
-        if (M.Repeated[D->second])
+        if (M.Repeated[D->second] || M.EveryPart[D->second])
           M.Needs[I].push_back(D->second);
         else
           M.G.join(I, D->second);
@@ -374,7 +379,7 @@ std::optional<GroupedPtx> readGroups(llvm::StringRef Ptx) {
 
 std::optional<ModuleCut>
 qdc::codegen::planPtxCut(llvm::ArrayRef<llvm::StringRef> Ptxs,
-                         unsigned EntriesPerPart) {
+                         unsigned EntriesPerPart, const CutRules &Rules) {
   if (EntriesPerPart == 0 || Ptxs.empty())
     return std::nullopt;
   std::vector<GroupedPtx> Modules;
@@ -383,11 +388,15 @@ qdc::codegen::planPtxCut(llvm::ArrayRef<llvm::StringRef> Ptxs,
   llvm::StringMap<size_t> Id;
   std::vector<llvm::StringRef> Names;
   std::vector<bool> IsEntry;
+  // The variables every part defines, in the rules' order.
+  std::vector<std::string> Everywhere;
   for (llvm::StringRef Ptx : Ptxs) {
-    std::optional<GroupedPtx> M = readGroups(Ptx);
+    std::optional<GroupedPtx> M = readGroups(Ptx, Rules);
     if (!M)
       return std::nullopt;
     for (size_t I = 0; I < M->Items.size(); ++I) {
+      if (M->EveryPart[I] && !llvm::is_contained(Everywhere, M->Items[I].Name))
+        Everywhere.push_back(M->Items[I].Name.str());
       if (!M->isLookedUp(I))
         continue;
       auto [It, New] = Id.try_emplace(M->Items[I].Name, Names.size());
@@ -439,23 +448,30 @@ qdc::codegen::planPtxCut(llvm::ArrayRef<llvm::StringRef> Ptxs,
   if (PartEntries.size() < 2)
     return std::nullopt;
   ModuleCut Cut;
+  Cut.Rules = Rules;
   Cut.Symbols.resize(PartEntries.size());
   for (size_t N = 0; N < Names.size(); ++N) {
     size_t P = PartOf[Together.find(N)];
     Cut.Symbols[P == None ? 0 : P].push_back(Names[N].str());
   }
+  for (const std::string &Rule : Rules.EachPart)
+    if (llvm::is_contained(Everywhere, Rule))
+      for (std::vector<std::string> &Part : Cut.Symbols)
+        Part.push_back(Rule);
   return Cut;
 }
 
 std::optional<std::vector<std::string>>
 qdc::codegen::cutPtx(llvm::StringRef Ptx, const ModuleCut &Cut) {
-  std::optional<GroupedPtx> M = readGroups(Ptx);
+  const CutRules &Rules = Cut.Rules;
+  std::optional<GroupedPtx> M = readGroups(Ptx, Rules);
   if (!M || Cut.Symbols.size() < 2)
     return std::nullopt;
   llvm::StringMap<size_t> PartOfName;
   for (size_t P = 0; P < Cut.Symbols.size(); ++P)
     for (const std::string &Name : Cut.Symbols[P])
-      PartOfName[Name] = P;
+      if (!llvm::is_contained(Rules.EachPart, Name))
+        PartOfName[Name] = P;
   const std::vector<Item> &Items = M->Items;
   // Each group's part, from the names it holds: all in one part, each in
   // the cut; a group without such a name goes to the first part.
@@ -489,6 +505,11 @@ qdc::codegen::cutPtx(llvm::StringRef Ptx, const ModuleCut &Cut) {
     const Item &It = Items[I];
     llvm::StringRef Text = Ptx.slice(It.Begin, It.End);
     bool Extern = M->External[I];
+    if (M->EveryPart[I]) {
+      for (std::string &Part : Parts)
+        Part += Text;
+      continue;
+    }
     if (!Extern && !M->Repeated[I]) {
       Parts[PartOf[I]] += Text;
       continue;

@@ -16,12 +16,14 @@
 //
 // A part is the header, then the top-level items it needs, in their order.
 // Entries that share an item other than a declaration (a local function, a
-// variable, a string, a field, the assert record) are in one part, so that
-// each variable stays one object; a weak `.shared` array (a reduction's) is
-// per block wherever it is, and is defined in each part that uses it; an
-// extern declaration goes where it is used. The cut is planned from every
-// architecture's PTX of one source, so that each part defines the same
-// entries and variables for all of them (one fat binary a part). Anything
+// variable, a string, a field) are in one part, so that each variable stays
+// one object; a weak `.shared` array (a reduction's) is per block wherever
+// it is, and is defined in each part that uses it; an extern declaration
+// goes where it is used; a variable the rules name (the assert record,
+// CutRules) is defined in every part, each part's own, and joins nothing.
+// The cut is planned from every architecture's PTX of one source, so that
+// each part defines the same entries and variables for all of them (one fat
+// binary a part). Anything
 // the cut does not know (a directive other than those LLVM's NVPTX back end
 // writes for qdc's code, debug sections, unbalanced text) leaves the module
 // whole.
@@ -47,7 +49,8 @@ namespace qdc::codegen {
 /// together may make a part larger), in the order of their entries;
 /// std::nullopt when one of them cannot be cut or the module is one part.
 std::optional<ModuleCut> planPtxCut(llvm::ArrayRef<llvm::StringRef> Ptxs,
-                                    unsigned EntriesPerPart);
+                                    unsigned EntriesPerPart,
+                                    const CutRules &Rules = {});
 
 /// Ptx, one of the PTX planPtxCut planned Cut from, as Cut's parts: a
 /// complete module each; std::nullopt when it does not fit the cut.
