@@ -472,10 +472,8 @@ public:
       D.check(R, D.CtxEnablePeerAccess.Name);
   }
 
-  /// Loads the best image of M for this GPU; the error of a failed load
-  /// carries the JIT's log.
-  /// Loads M's image for this GPU into Out: its module, or a module a part
-  /// (QDRT_IMAGE_FATBIN_PARTS), all or none.
+  /// Loads the best image of M for this GPU into Out: its module, or a
+  /// module a part (QDRT_IMAGE_FATBIN_PARTS), all or none.
   void load(const qdrt_module_desc &M, LoadedImage<CUmodule> &Out) const {
     const qdrt_image *Image = pickImage(M);
     if (Image->kind != QDRT_IMAGE_FATBIN_PARTS) {
@@ -494,7 +492,8 @@ public:
     Out.index(Parts);
   }
 
-  /// Data, an image of M (or a part of one), as a module.
+  /// Data, an image of M (or a part of one), as a module; the error of a
+  /// failed load carries the JIT's log.
   CUmodule load(const qdrt_module_desc &M, const qdrt_image &Image,
                 const void *Data) const {
     char Log[8192] = {};

@@ -439,20 +439,6 @@ public:
       All.push_back(global(Mod, F));
     return All;
   }
-  /// F in Mod, after checking that the device's global has the size the
-  /// module's descriptor says.
-  void *global(ModuleT Mod, const qdrt_field_desc &F) {
-    makeCurrent();
-    DevicePtr P{};
-    size_t Bytes = 0;
-    Api.check(Api.ModuleGetGlobal(&P, &Bytes, Mod, F.name),
-              Api.ModuleGetGlobal.Name, F.name);
-    if (Bytes != F.bytes)
-      throw qd::Error(std::string("field '") + F.name + "' has " +
-                      std::to_string(Bytes) + " bytes on the device, " +
-                      std::to_string(F.bytes) + " in its module");
-    return address(P);
-  }
 
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
               const void *Args, size_t ArgSize, Handle S) override {
@@ -812,6 +798,20 @@ private:
   static StreamT stream(Handle S) { return static_cast<StreamT>(S); }
   static LoadedImage<ModuleT> &loaded(Handle M) {
     return *static_cast<LoadedImage<ModuleT> *>(M);
+  }
+  /// F in Mod, after checking that the device's global has the size the
+  /// module's descriptor says.
+  void *global(ModuleT Mod, const qdrt_field_desc &F) {
+    makeCurrent();
+    DevicePtr P{};
+    size_t Bytes = 0;
+    Api.check(Api.ModuleGetGlobal(&P, &Bytes, Mod, F.name),
+              Api.ModuleGetGlobal.Name, F.name);
+    if (Bytes != F.bytes)
+      throw qd::Error(std::string("field '") + F.name + "' has " +
+                      std::to_string(Bytes) + " bytes on the device, " +
+                      std::to_string(F.bytes) + " in its module");
+    return address(P);
   }
   /// Entry Name of module M.
   Handle function(Handle M, const char *Name) {
