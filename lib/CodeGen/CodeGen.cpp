@@ -321,14 +321,16 @@ private:
     return Found->second ? &*Found->second : nullptr;
   }
 
-  /// The assert record in every part, each part's own, which the runtime
-  /// reads in each; but where a kernel runs device-side loops, whose
-  /// driver reads one record, the record (with its users) stays one.
+  /// With --assert-record-per-part, the assert record in every part, each
+  /// part's own, which the runtime reads in each; but where a kernel runs
+  /// device-side loops, whose driver reads one record, the record (with its
+  /// users) stays one. By default it is one: a synchronization reads each
+  /// record (one copy each: 13.6 us for one, 290-332 us for 40, H200).
   CutRules getCutRules() const {
     CutRules Rules;
-    if (M.UsesAsserts && llvm::none_of(M.Kernels, [](const kir::Kernel &K) {
-          return !K.Loops.empty();
-        }))
+    if (Tools.getOptions().AssertRecordPerPart && M.UsesAsserts &&
+        llvm::none_of(M.Kernels,
+                      [](const kir::Kernel &K) { return !K.Loops.empty(); }))
       Rules.EachPart.push_back(names::AssertRecord.str());
     return Rules;
   }

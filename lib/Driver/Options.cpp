@@ -252,6 +252,11 @@ private:
                    "functions into modules of about <n>, assembled several "
                    "at once (default 256; 0: one module)")
         ->type_name("<n>");
+    App.add_flag("--assert-record-per-part", Opts.Tools.AssertRecordPerPart,
+                 "In a module cut into parts, give each part its own "
+                 "assertion record, so that kernels that assert are cut "
+                 "apart too; each synchronization then reads one record a "
+                 "part (off by default)");
     App.add_flag("--resource-usage", Opts.Tools.ResourceUsage,
                  "Report each task's registers, spills, stack and shared "
                  "memory per NVIDIA architecture, as ptxas -v finds them");

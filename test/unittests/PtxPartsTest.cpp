@@ -5,11 +5,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // lib/CodeGen/Targets/PtxParts on hand-written PTX in the shape LLVM's NVPTX
-// back end writes: entries that share a local function, a string or a
-// visible variable stay in one part; a weak shared array is defined in each
-// part that uses it; an extern declaration goes where it is used; the cut
-// planned from several architectures' PTX holds for each; what the cut does
-// not know leaves the module whole.
+// back end writes: entries that share a local function, a static or a
+// visible variable stay in one part; a weak shared array or a string
+// literal is defined in each part that uses it; an extern declaration goes
+// where it is used; the assert record, by the rules, is in every part; the
+// cut planned from several architectures' PTX holds for each; what the cut
+// does not know leaves the module whole.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,25 +86,26 @@ TEST(PtxPartsTest, SharedItemsKeepTheirUsersTogether) {
                        "\t.param .b32 helper_param_0\n)\n;\n";
   std::string HelperBody = "\n.func  (.param .b32 func_retval0) helper(\n"
                            "\t.param .b32 helper_param_0\n)\n{\n\tret;\n}\n";
-  std::string Str = "\n.global .align 1 .b8 $str[3] = {104, 105};\n";
+  // A function's static: one object, whose users stay together.
+  std::string Static = "\n.global .align 4 .u32 _ZZ4stepvE1n = 7;\n";
   std::string Weak = "\n.weak .shared .align 4 .b8 partial[128];\n";
   std::string Field = "\n.visible .global .align 4 .b8 field[16] = {1};\n";
   std::string Call = "\tcall.uni (retval0), helper, (param0);\n";
-  std::string Ptx = Header + Helper + Str + Weak + Field +
-                    entry("a", Call) +                      // helper
-                    entry("b") +                            // alone
-                    entry("c", "\tmov.u64 %rd2, $str;\n") + // the string
-                    entry("d", Call) +                      // helper
+  std::string Ptx = Header + Helper + Static + Weak + Field +
+                    entry("a", Call) +                              // helper
+                    entry("b") +                                    // alone
+                    entry("c", "\tmov.u64 %rd2, _ZZ4stepvE1n;\n") + // static
+                    entry("d", Call) +                              // helper
                     entry("e", "\tmov.u64 %rd2, partial;\n") +
-                    entry("f", "\tmov.u64 %rd2, $str;\n") + // the string
+                    entry("f", "\tmov.u64 %rd2, _ZZ4stepvE1n;\n") + // static
                     entry("g", "\tmov.u64 %rd2, partial;\n") +
                     entry("h", "\tmov.u64 %rd2, field;\n") + // the field
                     entry("i", "\tmov.u64 %rd2, field;\n") + HelperBody;
   auto Cut = planPtxCut({Ptx}, 1);
   ASSERT_TRUE(Cut);
-  // {a, d, helper}, {b}, {c, f, $str}, {e}, {g}, {field, h, i}: the weak
-  // shared array is defined in both parts that use it; the field where its
-  // users are, the runtime finds it there.
+  // {a, d, helper}, {b}, {c, f, the static}, {e}, {g}, {field, h, i}: the
+  // weak shared array is defined in both parts that use it; the field
+  // where its users are, the runtime finds it there.
   EXPECT_EQ(
       Cut->Symbols,
       (std::vector<Names>{
@@ -117,8 +119,8 @@ TEST(PtxPartsTest, SharedItemsKeepTheirUsersTogether) {
   EXPECT_EQ(llvm::StringRef(AD).count(") helper("), 2u); // declared, defined
   EXPECT_TRUE(has(B, "b") && !llvm::StringRef(B).contains("helper"));
   EXPECT_TRUE(has(CF, "c") && has(CF, "f"));
-  EXPECT_TRUE(llvm::StringRef(CF).contains(Str));
-  EXPECT_FALSE(llvm::StringRef(AD).contains("$str"));
+  EXPECT_EQ(llvm::StringRef(CF).count(Static), 1u);
+  EXPECT_FALSE(llvm::StringRef(AD).contains("_ZZ4stepvE1n"));
   EXPECT_TRUE(has(E, "e") && has(G, "g"));
   EXPECT_TRUE(llvm::StringRef(E).contains(Weak));
   EXPECT_TRUE(llvm::StringRef(G).contains(Weak));
@@ -129,6 +131,34 @@ TEST(PtxPartsTest, SharedItemsKeepTheirUsersTogether) {
   EXPECT_TRUE(llvm::StringRef(HI).contains(Field));
   for (size_t P = 0; P < 5; ++P)
     EXPECT_FALSE(llvm::StringRef((*Parts)[P]).contains("field")) << P;
+}
+
+TEST(PtxPartsTest, StringLiteralIsCopiedWhereRead) {
+  // A string literal (an assertion's message; "" without an initializer)
+  // joins nothing: it is constant, and each part that reads it has its
+  // copy. A `.global` of another name joins its users.
+  std::string Str = "\n.global .align 1 .b8 _$_str_$_1[3] = {104, 105};\n";
+  std::string Dollar = "\n.global .align 1 .b8 $str[1];\n";
+  std::string Read = "\tmov.u64 %rd2, _$_str_$_1;\n";
+  std::string Ptx = Header + Str + Dollar + entry("a", Read) + entry("b") +
+                    entry("c", Read + "\tmov.u64 %rd2, $str;\n");
+  auto Cut = planPtxCut({Ptx}, 1);
+  ASSERT_TRUE(Cut);
+  EXPECT_EQ(Cut->Symbols, (std::vector<Names>{{"a"}, {"b"}, {"c"}}));
+  auto Parts = cutPtx(Ptx, *Cut);
+  ASSERT_TRUE(Parts);
+  ASSERT_EQ(Parts->size(), 3u);
+  EXPECT_EQ(llvm::StringRef((*Parts)[0]).count(Str), 1u);
+  EXPECT_FALSE(llvm::StringRef((*Parts)[1]).contains("str"));
+  EXPECT_EQ(llvm::StringRef((*Parts)[2]).count(Str), 1u);
+  EXPECT_EQ(llvm::StringRef((*Parts)[2]).count(Dollar), 1u);
+  std::string Other = "\n.global .align 1 .b8 strs[2] = {33};\n";
+  auto Joined =
+      planPtxCut({Header + Other + entry("a", "\tmov.u64 %rd2, strs;\n") +
+                  entry("b") + entry("c", "\tmov.u64 %rd2, strs;\n")},
+                 1);
+  ASSERT_TRUE(Joined);
+  EXPECT_EQ(Joined->Symbols, (std::vector<Names>{{"a", "c"}, {"b"}}));
 }
 
 TEST(PtxPartsTest, UnusedFieldGoesToTheFirstPart) {

@@ -55,6 +55,10 @@ struct ToolchainOptions {
   /// is cut into parts, each a module of its own that ptxas assembles
   /// beside the others (PtxParts.h); 0: whole.
   unsigned PtxPartEntries = 256;
+  /// --assert-record-per-part: in a module cut into parts, each part has its
+  /// own assert record, so that kernels that assert need not share a part;
+  /// a synchronization then reads one record a part.
+  bool AssertRecordPerPart = false;
   /// --resource-usage: each task's registers, spills, stack and shared
   /// memory per architecture, as ptxas -v reports them, at the kernel's
   /// .qd line.

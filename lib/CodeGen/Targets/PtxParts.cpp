@@ -9,7 +9,8 @@
 // for an entry or a function, at the brace that closes its body. Each item
 // keeps the comments and blank lines before it. Each item is joined
 // (union-find) with the definition of every name it uses, but for a weak
-// `.shared` array that uses no other name (repeated where it is used). The
+// `.shared` array or a string literal that uses no other name (repeated
+// where it is used). The
 // plan joins, across every architecture's PTX, the names each group holds
 // that the runtime looks up (entries and visible variables), and lays the
 // joined names out in parts in the order of their entries; each PTX's
@@ -306,6 +307,18 @@ struct GroupedPtx {
   }
 };
 
+/// A string literal: a local `.global` array named as Clang names string
+/// literals (`.str`, `.str.1`, no name a program can declare) once LLVM's
+/// NVPTX back end has made the name PTX's (`$str`, `_$_str_$_1`; "" has no
+/// initializer, being zeros). Constant, so that a copy in each part that
+/// reads it is the same: kernels sharing an assertion's message or a printf
+/// format need not share a part.
+bool isStringLiteral(const Item &It) {
+  return It.Kind == ItemKind::Variable && It.Link == Linkage::Local &&
+         !It.InSharedSpace &&
+         (It.Name.starts_with("$str") || It.Name.starts_with("_$_str"));
+}
+
 std::optional<GroupedPtx> readGroups(llvm::StringRef Ptx,
                                      const CutRules &Rules) {
   GroupedPtx M;
@@ -347,7 +360,9 @@ std::optional<GroupedPtx> readGroups(llvm::StringRef Ptx,
                       llvm::none_of(It.Uses, [&](llvm::StringRef N) {
                         return Definition.count(N) || Declarations.count(N);
                       });
-    M.Repeated[I] = Standalone && It.InSharedSpace && It.Link == Linkage::Weak;
+    M.Repeated[I] =
+        Standalone &&
+        ((It.InSharedSpace && It.Link == Linkage::Weak) || isStringLiteral(It));
     M.EveryPart[I] = Standalone && llvm::is_contained(Rules.EachPart, It.Name);
   }
   M.G = Groups(Items.size());

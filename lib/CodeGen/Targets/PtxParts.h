@@ -18,7 +18,8 @@
 // Entries that share an item other than a declaration (a local function, a
 // variable, a string, a field) are in one part, so that each variable stays
 // one object; a weak `.shared` array (a reduction's) is per block wherever
-// it is, and is defined in each part that uses it; an extern declaration
+// it is, and a string literal is constant: each is defined in each part
+// that uses it; an extern declaration
 // goes where it is used; a variable the rules name (the assert record,
 // CutRules) is defined in every part, each part's own, and joins nothing.
 // The cut is planned from every architecture's PTX of one source, so that
