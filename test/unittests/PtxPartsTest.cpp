@@ -152,13 +152,20 @@ TEST(PtxPartsTest, StringLiteralIsCopiedWhereRead) {
   EXPECT_FALSE(llvm::StringRef((*Parts)[1]).contains("str"));
   EXPECT_EQ(llvm::StringRef((*Parts)[2]).count(Str), 1u);
   EXPECT_EQ(llvm::StringRef((*Parts)[2]).count(Dollar), 1u);
-  std::string Other = "\n.global .align 1 .b8 strs[2] = {33};\n";
-  auto Joined =
-      planPtxCut({Header + Other + entry("a", "\tmov.u64 %rd2, strs;\n") +
-                  entry("b") + entry("c", "\tmov.u64 %rd2, strs;\n")},
-                 1);
-  ASSERT_TRUE(Joined);
-  EXPECT_EQ(Joined->Symbols, (std::vector<Names>{{"a", "c"}, {"b"}}));
+  // Names a program may declare (`$` is an extension) and a word that is
+  // no string: each joins its users.
+  for (const char *Other : {".b8 strs[2] = {33}", ".b8 $strings[2]",
+                            ".b8 _$_str_$_x[2]", ".u32 $str1 = 7"}) {
+    std::string Decl = std::string("\n.global .align 4 ") + Other + ";\n";
+    llvm::StringRef Name = llvm::StringRef(Other).split(' ').second;
+    Name = Name.take_until([](char C) { return C == '[' || C == ' '; });
+    std::string Use = "\tmov.u64 %rd2, " + Name.str() + ";\n";
+    auto Joined = planPtxCut(
+        {Header + Decl + entry("a", Use) + entry("b") + entry("c", Use)}, 1);
+    ASSERT_TRUE(Joined) << Other;
+    EXPECT_EQ(Joined->Symbols, (std::vector<Names>{{"a", "c"}, {"b"}}))
+        << Other;
+  }
 }
 
 TEST(PtxPartsTest, UnusedFieldGoesToTheFirstPart) {

@@ -307,16 +307,24 @@ struct GroupedPtx {
   }
 };
 
-/// A string literal: a local `.global` array named as Clang names string
-/// literals (`.str`, `.str.1`, no name a program can declare) once LLVM's
-/// NVPTX back end has made the name PTX's (`$str`, `_$_str_$_1`; "" has no
-/// initializer, being zeros). Constant, so that a copy in each part that
-/// reads it is the same: kernels sharing an assertion's message or a printf
-/// format need not share a part.
-bool isStringLiteral(const Item &It) {
-  return It.Kind == ItemKind::Variable && It.Link == Linkage::Local &&
-         !It.InSharedSpace &&
-         (It.Name.starts_with("$str") || It.Name.starts_with("_$_str"));
+/// A string literal: a local `.global` array of bytes named as Clang names
+/// string literals (`.str`, `.str.1`) once LLVM's NVPTX back end has made
+/// the name PTX's (`$str`, `_$_str`, then digits, maybe after `_$_`; ""
+/// has no initializer, being zeros). Constant, so that a copy in each part
+/// that reads it is the same: kernels sharing an assertion's message or a
+/// printf format need not share a part.
+bool isStringLiteral(const Item &It, llvm::StringRef Ptx) {
+  if (It.Kind != ItemKind::Variable || It.Link != Linkage::Local ||
+      It.InSharedSpace)
+    return false;
+  llvm::StringRef Rest = It.Name;
+  if (!Rest.consume_front("$str") && !Rest.consume_front("_$_str"))
+    return false;
+  Rest.consume_front("_$_");
+  bool Bytes = false;
+  forEachToken(Ptx.slice(It.Code, It.HeadEnd),
+               [&](llvm::StringRef T, size_t) { Bytes |= T == ".b8"; });
+  return Bytes && llvm::all_of(Rest, llvm::isDigit);
 }
 
 std::optional<GroupedPtx> readGroups(llvm::StringRef Ptx,
@@ -361,8 +369,8 @@ std::optional<GroupedPtx> readGroups(llvm::StringRef Ptx,
                         return Definition.count(N) || Declarations.count(N);
                       });
     M.Repeated[I] =
-        Standalone &&
-        ((It.InSharedSpace && It.Link == Linkage::Weak) || isStringLiteral(It));
+        Standalone && ((It.InSharedSpace && It.Link == Linkage::Weak) ||
+                       isStringLiteral(It, Ptx));
     M.EveryPart[I] = Standalone && llvm::is_contained(Rules.EachPart, It.Name);
   }
   M.G = Groups(Items.size());
