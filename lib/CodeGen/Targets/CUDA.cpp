@@ -172,6 +172,17 @@ public:
     return Args;
   }
 
+  /// The PTX for Arch as Cut's parts (cutPtx), which planned it from that
+  /// PTX: anything else is qdc's error.
+  static llvm::Expected<std::vector<std::string>>
+  cutImage(llvm::StringRef Ptx, const ModuleCut &Cut, llvm::StringRef Arch) {
+    if (std::optional<std::vector<std::string>> Parts = cutPtx(Ptx, Cut))
+      return std::move(*Parts);
+    return makeError("the PTX for " + Arch.str() +
+                     " does not fit the cut of its module (an internal "
+                     "error; --ptx-part-entries=0 keeps it whole)");
+  }
+
   /// A module of more than --ptx-part-entries entries, in parts, when
   /// nothing asks for debug information (whose sections the cut does not
   /// know).
@@ -193,11 +204,10 @@ public:
     const Toolchain &Tools = C.getToolchain();
     std::string What = "the SASS for " + For.getName();
     if (Cut) {
-      std::optional<std::vector<std::string>> Parts = cutPtx(Ptx, *Cut);
+      llvm::Expected<std::vector<std::string>> Parts =
+          cutImage(Ptx, *Cut, For.getName());
       if (!Parts)
-        return makeError("the PTX for " + For.getName() +
-                         " does not fit the cut of its module (an internal "
-                         "error; --ptx-part-entries=0 keeps it whole)");
+        return Parts.takeError();
       std::vector<ToolInputs> Jobs;
       for (const std::string &P : *Parts)
         Jobs.push_back({{&P, "ptx"}});
@@ -282,12 +292,10 @@ public:
     for (size_t I = 0; I < Images.size(); ++I) {
       const std::vector<std::string> *Parts = &Images[I]->Parts;
       if (Images[I]->Kind == ImageKind::PTX) {
-        std::optional<std::vector<std::string>> Cut1 =
-            cutPtx(Images[I]->Data, *Cut);
+        llvm::Expected<std::vector<std::string>> Cut1 =
+            cutImage(Images[I]->Data, *Cut, Images[I]->Arch);
         if (!Cut1)
-          return makeError("the PTX for " + Images[I]->Arch +
-                           " does not fit the cut of its module (an internal "
-                           "error; --ptx-part-entries=0 keeps it whole)");
+          return Cut1.takeError();
         PtxParts[I] = std::move(*Cut1);
         Parts = &PtxParts[I];
       }
