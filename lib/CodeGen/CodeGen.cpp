@@ -47,6 +47,56 @@ qdc::getDeviceSourceExtension(llvm::ArrayRef<OffloadTarget> Targets) {
   return getHooksForDeviceSource(Targets).getSourceExtension();
 }
 
+struct EarlyHostCompile::State {
+  State(const Toolchain &Tools, const CodeGenOptions &Opts, size_t Capacity)
+      : C(Tools, Opts.InputPath, Opts.Warnings), Late(Capacity),
+        SyntaxOnly(Opts.Stage == CodeGenStage::Check) {}
+  Compiler C;
+  LateSource Late;
+  const bool SyntaxOnly;
+  bool Handed = false;
+  std::unique_ptr<HostIR> Host;
+  /// Joined before the rest is destroyed.
+  std::optional<DeepStackThread> Worker;
+};
+
+EarlyHostCompile::EarlyHostCompile(std::unique_ptr<State> S)
+    : S(std::move(S)) {}
+
+EarlyHostCompile::~EarlyHostCompile() {
+  if (!S->Handed)
+    S->Late.abandon();
+  S->Worker.reset();
+}
+
+/// Whether the host code compiles on a thread of its own beside the device
+/// code: with more than one thread, when there is device code and nothing
+/// is echoed as it runs.
+static bool isHostBeside(const CodeGenOptions &Opts, const Toolchain &Tools) {
+  const ToolchainOptions &TO = Tools.getOptions();
+  return Tools.getThreads() > 1 && !Opts.Targets.empty() && !TO.Verbose &&
+         !TO.PrintCommandsOnly;
+}
+
+std::unique_ptr<EarlyHostCompile>
+qdc::beginHostCompile(const CodeGenOptions &Opts, const Toolchain &Tools,
+                      size_t InputBytes) {
+  if ((Opts.Stage != CodeGenStage::Object &&
+       Opts.Stage != CodeGenStage::Check) ||
+      !isHostBeside(Opts, Tools))
+    return nullptr;
+  // The launcher is the .qd's code with each kernel's tasks, their
+  // arguments and descriptors: 10-16 times the .qd in test/ (reduce.qd 16,
+  // a file of 1,000 kernels 11.6). One that does not fit is compiled as
+  // without this; the spaces left over cost the lexer little.
+  size_t Capacity = InputBytes * 32 + (size_t(64) << 10);
+  auto S = std::make_unique<EarlyHostCompile::State>(Tools, Opts, Capacity);
+  EarlyHostCompile::State &St = *S;
+  St.Worker.emplace(
+      [&St] { St.Host = St.C.compileHostIR(St.Late, St.SyntaxOnly); });
+  return std::make_unique<EarlyHostCompile>(std::move(S));
+}
+
 namespace {
 
 class ArtifactBuilder {
@@ -116,7 +166,8 @@ private:
     std::unique_ptr<HostIR> Host;
     {
       std::optional<DeepStackThread> Worker;
-      if (hostBeside())
+      bool Early = handEarlyHost(Launcher, /*SyntaxOnly=*/true);
+      if (!Early && hostBeside())
         Worker.emplace(
             [&] { Host = C.compileHostIR(Launcher, /*SyntaxOnly=*/true); });
       std::vector<OffloadTarget> Done;
@@ -129,6 +180,8 @@ private:
         if (llvm::Error E = C.checkDeviceSource(deviceSource(T), T, Target))
           return E; // the worker is joined; what it printed is dropped
       }
+      if (Early)
+        Host = takeEarlyHost();
     }
     if (!Host)
       Host = C.compileHostIR(Launcher, /*SyntaxOnly=*/true);
@@ -137,13 +190,27 @@ private:
     return llvm::Error::success();
   }
 
-  /// Whether the host code compiles on a thread of its own beside the
-  /// device code: with more than one thread, when there is device code and
-  /// nothing is echoed as it runs.
-  bool hostBeside() const {
-    const ToolchainOptions &TO = Tools.getOptions();
-    return Tools.getThreads() > 1 && !Opts.Targets.empty() && !TO.Verbose &&
-           !TO.PrintCommandsOnly;
+  bool hostBeside() const { return isHostBeside(Opts, Tools); }
+
+  /// Hands Launcher to the host compile begun before the module existed,
+  /// if there is one for this stage (SyntaxOnly: the check's); false if
+  /// not.
+  bool handEarlyHost(const std::string &Launcher, bool SyntaxOnly) {
+    if (!Opts.EarlyHost)
+      return false;
+    EarlyHostCompile::State &S = Opts.EarlyHost->getState();
+    if (S.Handed || S.SyntaxOnly != SyntaxOnly)
+      return false;
+    S.Handed = true;
+    S.Late.supply(Launcher);
+    return true;
+  }
+  /// Waits for the early host compile: null where the launcher did not fit
+  /// its buffer (compileHostIR compiles it then).
+  std::unique_ptr<HostIR> takeEarlyHost() {
+    EarlyHostCompile::State &S = Opts.EarlyHost->getState();
+    S.Worker.reset();
+    return std::move(S.Host);
   }
 
   /// The device source for T, generated once.
@@ -382,7 +449,8 @@ private:
     std::vector<const DeviceImage *> Images;
     {
       std::optional<DeepStackThread> Worker;
-      if (hostBeside())
+      bool Early = handEarlyHost(Out.LauncherSource, /*SyntaxOnly=*/false);
+      if (!Early && hostBeside())
         Worker.emplace([&] { Host = C.compileHostIR(Out.LauncherSource); });
       // On an error the worker is joined; what it printed is dropped.
       if (llvm::Error E = buildImages(Jobs))
@@ -392,6 +460,8 @@ private:
       if (!Packaged)
         return Packaged.takeError();
       Images = std::move(*Packaged);
+      if (Early)
+        Host = takeEarlyHost();
     }
     if (!Host)
       Host = C.compileHostIR(Out.LauncherSource);

@@ -56,6 +56,7 @@
 #include "llvm/Transforms/IPO/Internalize.h"
 
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -139,8 +140,67 @@ struct CompileJob {
   std::string Pch;
   /// Told of every file the compile reads, if any.
   std::shared_ptr<clang::DependencyCollector> Collector;
+  /// Where the source comes from when it comes after the compile began
+  /// (the Source argument is then unused); the action must be wrapped by
+  /// LateSourceAction.
+  LateSource *Late = nullptr;
+};
+
+/// Runs its action once the late source is in the main file's buffer, and
+/// not at all when none came (the compile then ends unparsed).
+class LateSourceAction : public clang::WrapperFrontendAction {
+public:
+  LateSourceAction(std::unique_ptr<clang::FrontendAction> Inner,
+                   LateSource &Late)
+      : WrapperFrontendAction(std::move(Inner)), Late(Late) {}
+
+protected:
+  void ExecuteAction() override {
+    if (Late.fill())
+      WrapperFrontendAction::ExecuteAction();
+  }
+
+private:
+  LateSource &Late;
 };
 } // namespace
+
+std::unique_ptr<llvm::MemoryBuffer>
+LateSource::makeBuffer(llvm::StringRef Name) {
+  std::unique_ptr<llvm::WritableMemoryBuffer> Buffer =
+      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(Capacity + 1, Name);
+  Data = Buffer->getBufferStart();
+  std::memset(Data, ' ', Capacity);
+  Data[Capacity] = '\n';
+  return Buffer;
+}
+
+void LateSource::supply(std::string Source) {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Text = std::move(Source);
+    Supplied = true;
+  }
+  Ready.notify_all();
+}
+
+void LateSource::abandon() {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Supplied = true;
+  }
+  Ready.notify_all();
+}
+
+bool LateSource::fill() {
+  std::unique_lock<std::mutex> Lock(Mutex);
+  Ready.wait(Lock, [&] { return Supplied; });
+  if (!Data || Text.empty() || Text.size() > Capacity)
+    return false;
+  std::memcpy(Data, Text.data(), Text.size());
+  Taken = true;
+  return true;
+}
 
 /// Prints clang's summary of what a compile for one target printed, as
 /// clang does for each side of a CUDA compile.
@@ -199,7 +259,9 @@ runClang(std::vector<std::string> Args, const std::string &InputName,
     return makeError("cannot set up the compilation of " + InputName);
   Inv->getPreprocessorOpts().addRemappedFile(
       InputName,
-      llvm::MemoryBuffer::getMemBufferCopy(Source, InputName).release());
+      (Job.Late ? Job.Late->makeBuffer(InputName)
+                : llvm::MemoryBuffer::getMemBufferCopy(Source, InputName))
+          .release());
   if (!OutputPath.empty())
     Inv->getFrontendOpts().OutputFile = OutputPath;
   if (!Job.Pch.empty())
@@ -549,17 +611,29 @@ HostIR::~HostIR() = default;
 
 std::unique_ptr<HostIR> Compiler::compileHostIR(const std::string &Source,
                                                 bool SyntaxOnly) const {
+  return compileHostIR(Source, SyntaxOnly, /*Late=*/nullptr);
+}
+
+std::unique_ptr<HostIR> Compiler::compileHostIR(LateSource &Late,
+                                                bool SyntaxOnly) const {
+  return compileHostIR(std::string(), SyntaxOnly, &Late);
+}
+
+std::unique_ptr<HostIR> Compiler::compileHostIR(const std::string &Source,
+                                                bool SyntaxOnly,
+                                                LateSource *Late) const {
+  std::string Pch = getLauncherPch();
+  std::unique_ptr<HostIR> Host = compileHostIR(Source, SyntaxOnly, Pch, Late);
+  if (Late && !Late->wasTaken())
+    return nullptr;
+  if (Pch.empty() || !Host->Failure)
+    return Host;
   // A compile that fails with the precompiled header is run again without
   // it, so that what it reports is the plain compile's.
-  std::string Pch = getLauncherPch();
-  if (!Pch.empty()) {
-    std::unique_ptr<HostIR> Host = compileHostIR(Source, SyntaxOnly, Pch);
-    if (!Host->Failure)
-      return Host;
-  }
-  std::unique_ptr<HostIR> Host = compileHostIR(Source, SyntaxOnly, "");
+  Host = compileHostIR(Late ? Late->getText() : Source, SyntaxOnly, "",
+                       /*Late=*/nullptr);
   // The header, not the code, failed: the next compile builds it again.
-  if (!Pch.empty() && !Host->Failure)
+  if (!Host->Failure)
     discardPrecompiledHeader(Pch);
   return Host;
 }
@@ -590,28 +664,36 @@ std::string Compiler::getLauncherPch() const {
 
 std::unique_ptr<HostIR> Compiler::compileHostIR(const std::string &Source,
                                                 bool SyntaxOnly,
-                                                const std::string &Pch) const {
+                                                const std::string &Pch,
+                                                LateSource *Late) const {
   auto Host = std::make_unique<HostIR>();
   CompileJob Job{Tools.getOptions(), Warnings, "host", /*Device=*/false};
   Job.Deferred = &Host->Diagnostics;
   Job.Pch = Pch;
+  Job.Late = Late;
   std::vector<std::string> Args = Tools.getHostArgs();
+  std::unique_ptr<clang::FrontendAction> Action;
+  clang::EmitLLVMOnlyAction *Emit = nullptr;
   if (SyntaxOnly) {
     Args.push_back("-fsyntax-only");
-    clang::SyntaxOnlyAction Action;
-    if (llvm::Error E =
-            runClang(Args, InputPath + ".host.cpp", Source, Action, Job))
-      Host->Failure = llvm::toString(std::move(E));
-    return Host;
+    Action = std::make_unique<clang::SyntaxOnlyAction>();
+  } else {
+    Host->Context = std::make_unique<llvm::LLVMContext>();
+    auto EmitAction =
+        std::make_unique<clang::EmitLLVMOnlyAction>(Host->Context.get());
+    Emit = EmitAction.get();
+    Action = std::move(EmitAction);
   }
-  Host->Context = std::make_unique<llvm::LLVMContext>();
-  clang::EmitLLVMOnlyAction Action(Host->Context.get());
+  if (Late)
+    Action = std::make_unique<LateSourceAction>(std::move(Action), *Late);
   if (llvm::Error E =
-          runClang(Args, InputPath + ".host.cpp", Source, Action, Job)) {
+          runClang(Args, InputPath + ".host.cpp", Source, *Action, Job)) {
     Host->Failure = llvm::toString(std::move(E));
     return Host;
   }
-  Host->Module = Action.takeModule();
+  if (SyntaxOnly)
+    return Host;
+  Host->Module = Emit->takeModule();
   if (!Host->Module && !Tools.getOptions().PrintCommandsOnly)
     Host->Failure = "no code for " + InputPath;
   return Host;

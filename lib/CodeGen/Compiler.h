@@ -22,6 +22,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/Error.h"
 
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,6 +32,7 @@
 
 namespace llvm {
 class LLVMContext;
+class MemoryBuffer;
 class Module;
 } // namespace llvm
 
@@ -60,6 +62,45 @@ public:
   DeferredWarnings Diagnostics;
   /// Why the compile failed, when it did.
   std::optional<std::string> Failure;
+};
+
+/// The source of a compile that begins before its source exists. Clang
+/// reads its main file only when the action runs, after the invocation,
+/// the preprocessor, the AST context and the precompiled header are set
+/// up; but it fixes the file's size when it enters it, before those. So
+/// the compile begins on a buffer of Capacity spaces, and the source is
+/// written over them when it arrives (Compiler::compileHostIR); a source
+/// that does not fit is not taken.
+class LateSource {
+public:
+  explicit LateSource(size_t Capacity) : Capacity(Capacity) {}
+  LateSource(const LateSource &) = delete;
+  LateSource &operator=(const LateSource &) = delete;
+
+  /// Hands the compile its source (from any thread).
+  void supply(std::string Text);
+  /// Hands it none: the compile ends without parsing.
+  void abandon();
+  /// What supply() gave (once the compile has waited for it).
+  const std::string &getText() const { return Text; }
+  /// Whether the compile parsed it.
+  bool wasTaken() const { return Taken; }
+
+  /// The buffer Clang reads as the main file: Capacity spaces and a
+  /// newline, owned by Clang once it enters the file.
+  std::unique_ptr<llvm::MemoryBuffer> makeBuffer(llvm::StringRef Name);
+  /// Waits for the source and writes it over the spaces; false when there
+  /// is none or it does not fit.
+  bool fill();
+
+private:
+  size_t Capacity;
+  char *Data = nullptr;
+  std::mutex Mutex;
+  std::condition_variable Ready;
+  bool Supplied = false;
+  bool Taken = false;
+  std::string Text;
 };
 
 /// Device compiles take the target T whose source they compile: Clang sees
@@ -130,6 +171,11 @@ public:
   /// beside the device compiles (DeepStackThread).
   std::unique_ptr<HostIR> compileHostIR(const std::string &Source,
                                         bool SyntaxOnly = false) const;
+  /// The same, begun before the source exists (on a thread of its own,
+  /// while the frontend parses) and finished with what Late is handed;
+  /// null when that does not fit its buffer or none is handed.
+  std::unique_ptr<HostIR> compileHostIR(LateSource &Late,
+                                        bool SyntaxOnly) const;
   /// Prints what Host's compile printed; its failure, if it failed.
   llvm::Error finishHostCompile(HostIR &Host) const;
   /// Prints what Host's compile printed; then, when it compiled, defines
@@ -159,9 +205,16 @@ private:
           llvm::ArrayRef<std::string> In, llvm::StringRef Out)>
           MakeArgs,
       const std::string &What, std::string &Log) const;
+  /// compileHostIR of Source, or of what Late is handed where Late is not
+  /// null: from the precompiled header, then, where that compile fails,
+  /// again without it.
   std::unique_ptr<HostIR> compileHostIR(const std::string &Source,
                                         bool SyntaxOnly,
-                                        const std::string &Pch) const;
+                                        LateSource *Late) const;
+  /// One compile of the launcher, from Pch where it is not empty.
+  std::unique_ptr<HostIR> compileHostIR(const std::string &Source,
+                                        bool SyntaxOnly, const std::string &Pch,
+                                        LateSource *Late) const;
   /// <qd/detail/launcher.h> precompiled for the host compile's command
   /// line, in ToolchainOptions::PchDir (the compile cache's): built on
   /// first use, kept with the size and time of every file it read, built

@@ -269,12 +269,16 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools,
         return T.isNvidia();
       }))
     Tools.startPtxasHelp();
+  size_t InputBytes = Input->size();
   FrontendOptions FOpts;
   FOpts.InputFile = Opts.InputFile;
   FOpts.InputText = std::move(*Input);
   FOpts.Tools = &Tools;
   FOpts.CheckDeviceCode = !Opts.Targets.empty();
   FrontendSession Session(std::move(FOpts));
+  // The launcher's host compile sets up beside the parse.
+  std::unique_ptr<EarlyHostCompile> EarlyHost =
+      beginEarlyHostCompile(Opts, Tools, Session.getWarningLog(), InputBytes);
   std::optional<kir::Module> M = Session.parse();
   // Ends with clang's "N errors generated." when anything was reported.
   auto Summarize = [&] {
@@ -331,7 +335,8 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools,
     return Set.commit();
   }
   if (Opts.SyntaxOnly)
-    return checkGeneratedCode(Opts, *M, Tools, Session.getWarningLog());
+    return checkGeneratedCode(Opts, *M, Tools, Session.getWarningLog(),
+                              EarlyHost.get());
 
   if (Dump) {
     OutputSet Set;
@@ -343,7 +348,7 @@ static int compileInput(const DriverOptions &Opts, Toolchain &Tools,
   M->UsesAsserts = M->UsesAsserts || Opts.Tools.CheckIndices;
   int Status = writeOutputs(Opts, Paths, *M, Tools,
                             Session.getDependencies(!Opts.UserDepsOnly),
-                            Session.getWarningLog());
+                            Session.getWarningLog(), EarlyHost.get());
   if (Cache && Status == 0)
     Cache->store(Paths, Session.getDependencies(/*IncludeSystem=*/true),
                  llvm::errs().tell() != Printed);

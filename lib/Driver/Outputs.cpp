@@ -283,10 +283,26 @@ static CodeGenOptions makeCodeGenOptions(const DriverOptions &Opts,
   return CG;
 }
 
+/// The stage of code generation that Opts asks for.
+static CodeGenStage getStage(const DriverOptions &Opts) {
+  return Opts.SyntaxOnly ? CodeGenStage::Check : getInfo(Opts.Emit).Stage;
+}
+
+std::unique_ptr<EarlyHostCompile>
+qdc::beginEarlyHostCompile(const DriverOptions &Opts, const Toolchain &Tools,
+                           WarningLog &Warnings, size_t InputBytes) {
+  if (Opts.DepsOnly)
+    return nullptr;
+  return beginHostCompile(makeCodeGenOptions(Opts, getStage(Opts), Warnings),
+                          Tools, InputBytes);
+}
+
 int qdc::checkGeneratedCode(const DriverOptions &Opts, const kir::Module &M,
-                            const Toolchain &Tools, WarningLog &Warnings) {
-  llvm::Expected<Artifacts> A =
-      emit(M, makeCodeGenOptions(Opts, CodeGenStage::Check, Warnings), Tools);
+                            const Toolchain &Tools, WarningLog &Warnings,
+                            EarlyHostCompile *EarlyHost) {
+  CodeGenOptions CG = makeCodeGenOptions(Opts, CodeGenStage::Check, Warnings);
+  CG.EarlyHost = EarlyHost;
+  llvm::Expected<Artifacts> A = emit(M, CG, Tools);
   if (!A)
     return reportError(llvm::toString(A.takeError()));
   return 0;
@@ -295,11 +311,12 @@ int qdc::checkGeneratedCode(const DriverOptions &Opts, const kir::Module &M,
 int qdc::writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
                       const kir::Module &M, const Toolchain &Tools,
                       const std::vector<std::string> &Dependencies,
-                      WarningLog &Warnings) {
+                      WarningLog &Warnings, EarlyHostCompile *EarlyHost) {
   if (int RC = checkRequest(Opts))
     return RC;
-  llvm::Expected<Artifacts> A = emit(
-      M, makeCodeGenOptions(Opts, getInfo(Opts.Emit).Stage, Warnings), Tools);
+  CodeGenOptions CG = makeCodeGenOptions(Opts, getStage(Opts), Warnings);
+  CG.EarlyHost = EarlyHost;
+  llvm::Expected<Artifacts> A = emit(M, CG, Tools);
   if (!A)
     return reportError(llvm::toString(A.takeError()));
 

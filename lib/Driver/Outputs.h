@@ -62,11 +62,19 @@ void addDepfile(OutputSet &Set, const DriverOptions &Opts,
                 const OutputPaths &Paths,
                 const std::vector<std::string> &Dependencies);
 
+/// The launcher's host compile of a -fsyntax-only check or an object,
+/// begun before the parse (beginHostCompile), or null; InputBytes is the
+/// .qd's size. The calls below take it.
+std::unique_ptr<EarlyHostCompile>
+beginEarlyHostCompile(const DriverOptions &Opts, const Toolchain &Tools,
+                      WarningLog &Warnings, size_t InputBytes);
+
 /// -fsyntax-only after the parse and the passes: the compiles of the
 /// generated code, each as clang -fsyntax-only, so that it reports what the
 /// whole compile would. Returns the exit code.
 int checkGeneratedCode(const DriverOptions &Opts, const kir::Module &M,
-                       const Toolchain &Tools, WarningLog &Warnings);
+                       const Toolchain &Tools, WarningLog &Warnings,
+                       EarlyHostCompile *EarlyHost = nullptr);
 
 /// Runs code generation as far as Opts.Emit needs and writes what it asks
 /// for (not the KIR and stream-plan dumps) to Paths. Dependencies lists
@@ -75,7 +83,7 @@ int checkGeneratedCode(const DriverOptions &Opts, const kir::Module &M,
 int writeOutputs(const DriverOptions &Opts, const OutputPaths &Paths,
                  const kir::Module &M, const Toolchain &Tools,
                  const std::vector<std::string> &Dependencies,
-                 WarningLog &Warnings);
+                 WarningLog &Warnings, EarlyHostCompile *EarlyHost = nullptr);
 
 } // namespace qdc
 

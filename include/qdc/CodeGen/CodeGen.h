@@ -23,12 +23,14 @@
 
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace qdc {
 
-/// A compiled device image, embedded in the object.
+class EarlyHostCompile;
+
 /// What a cut of a module into parts must keep: the variables each part
 /// defines for itself (the assert record, which the runtime reads in every
 /// part).
@@ -45,6 +47,7 @@ struct ModuleCut {
   CutRules Rules;
 };
 
+/// A compiled device image, embedded in the object.
 struct DeviceImage {
   ImageKind Kind;
   /// The target's name (OffloadTarget::getName); a package's, its
@@ -84,7 +87,36 @@ struct CodeGenOptions {
   /// The warnings already printed about the input: the compiles print
   /// only new ones at its lines. Null: a log of this run's own.
   WarningLog *Warnings = nullptr;
+  /// The launcher's host compile, begun before the module existed
+  /// (beginHostCompile with these options); null: emit() runs its own.
+  EarlyHostCompile *EarlyHost = nullptr;
 };
+
+/// The host compile of a module's launcher, begun before the module exists:
+/// Clang's setup and the load of the launcher's precompiled header run on
+/// a thread of their own while the frontend parses the .qd, and the parse
+/// of the launcher starts when emit() hands it over (Compiler.h,
+/// LateSource). Destroyed unused (the parse failed), it ends unparsed.
+class EarlyHostCompile {
+public:
+  struct State;
+  explicit EarlyHostCompile(std::unique_ptr<State> S);
+  ~EarlyHostCompile();
+  EarlyHostCompile(const EarlyHostCompile &) = delete;
+  EarlyHostCompile &operator=(const EarlyHostCompile &) = delete;
+  State &getState() { return *S; }
+
+private:
+  std::unique_ptr<State> S;
+};
+
+/// Begins the host compile emit(M, Opts, Tools) would run beside the
+/// device code (Opts.Stage Object or Check, device targets, more than one
+/// thread, no command echoed); null where it would run none or not beside.
+/// InputBytes is the .qd's size, which bounds the launcher's.
+std::unique_ptr<EarlyHostCompile> beginHostCompile(const CodeGenOptions &Opts,
+                                                   const Toolchain &Tools,
+                                                   size_t InputBytes);
 
 struct Artifacts {
   /// The CUDA-dialect device source, or the HIP one when only AMD GPUs are
