@@ -124,6 +124,13 @@ public:
     (void)Task;
     return nullptr;
   }
+  /// The task's narrow entry (qdrt_task_desc::narrow_name), where the
+  /// device has one: null by default.
+  virtual Handle getNarrowFunction(Handle Module, const qdrt_task_desc &Task) {
+    (void)Module;
+    (void)Task;
+    return nullptr;
+  }
   /// The most iterations a launch may have to run a task's latency
   /// version: fewer than the device can keep busy (0: never).
   virtual uint64_t getLatencyBound() const { return 0; }
@@ -135,10 +142,12 @@ public:
                                          const qdrt_field_desc &Field) {
     return {getGlobal(Module, Field)};
   }
-  /// Enqueues one task over [0, Iterations) on Stream.
+  /// Enqueues one task over [0, Iterations) on Stream: on the grid Grid
+  /// gives (x, y, z blocks: a narrow entry's, qdrt_task_desc::narrow_grid),
+  /// or where it is null on the one the device picks.
   virtual void launch(Handle Function, const qdrt_task_desc &Task,
                       uint64_t Iterations, const void *Args, size_t ArgSize,
-                      Handle Stream) = 0;
+                      Handle Stream, const uint32_t *Grid = nullptr) = 0;
 
   /// Makes P's Bytes of host memory (whole pages) fast to copy to and from
   /// every device: page-locked on GPUs (registered with the driver, for

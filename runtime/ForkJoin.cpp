@@ -331,11 +331,25 @@ static void launchTasks(DeviceContext &DC, const qdrt_module_desc &Desc,
       fillScalars(D, K, Desc.tasks[T], Args, Stream);
       return;
     }
-    // A launch too small to fill the device runs the latency version.
-    Handle Fn = LM.LatencyFunctions[T] && Iterations[I] <= D.getLatencyBound()
-                    ? LM.LatencyFunctions[T]
-                    : LM.Functions[T];
-    D.launch(Fn, Desc.tasks[T], Iterations[I], Args, K.arg_size, Stream);
+    // A launch too small to fill the device runs the latency version; a
+    // tiled task, its narrow entry where the arguments allow (at any size
+    // where the task asks).
+    if (LM.LatencyFunctions[T] && Iterations[I] <= D.getLatencyBound()) {
+      D.launch(LM.LatencyFunctions[T], Desc.tasks[T], Iterations[I], Args,
+               K.arg_size, Stream);
+      return;
+    }
+    uint32_t Grid[3];
+    if (LM.NarrowFunctions[T] &&
+        ((Desc.tasks[T].flags & QDRT_TASK_NARROW_ALWAYS) ||
+         Iterations[I] <= D.getLatencyBound()) &&
+        Desc.tasks[T].narrow_grid(Args, Grid)) {
+      D.launch(LM.NarrowFunctions[T], Desc.tasks[T], Iterations[I], Args,
+               K.arg_size, Stream, Grid);
+      return;
+    }
+    D.launch(LM.Functions[T], Desc.tasks[T], Iterations[I], Args, K.arg_size,
+             Stream);
   };
 
   if (K.num_groups == 0) {
@@ -509,7 +523,9 @@ void GraphKernels::launch(DeviceContext &DC, const qdrt_module_desc &Desc,
       for (uint32_t I = 0; I < K.num_tasks; ++I)
         if (LM.Functions[K.first_task + I] == N.Function ||
             (LM.LatencyFunctions[K.first_task + I] &&
-             LM.LatencyFunctions[K.first_task + I] == N.Function))
+             LM.LatencyFunctions[K.first_task + I] == N.Function) ||
+            (LM.NarrowFunctions[K.first_task + I] &&
+             LM.NarrowFunctions[K.first_task + I] == N.Function))
           Task = I;
       E.NodeTask.push_back(Task);
     }

@@ -347,6 +347,13 @@ void Runtime::unregisterHost(void *P, int Ordinal) {
     DC->device().unregisterHost(P);
 }
 
+/// QD_NARROW=0 runs every tiled task's own entry, never its narrow one
+/// (runtime.md): a check, or the comparison of the two.
+static bool narrowEntriesAllowed() {
+  const char *Env = std::getenv("QD_NARROW");
+  return !Env || std::strcmp(Env, "0") != 0;
+}
+
 LoadedModule &DeviceContext::load(qdrt_module &M) {
   std::lock_guard<std::mutex> Lock(ModulesMutex);
   auto Found = Modules.find(&M);
@@ -361,6 +368,11 @@ LoadedModule &DeviceContext::load(qdrt_module &M) {
       LM->LatencyFunctions.push_back(
           Desc.tasks[T].latency_name
               ? D->getLatencyFunction(LM->Native, Desc.tasks[T])
+              : nullptr);
+      LM->NarrowFunctions.push_back(
+          Desc.tasks[T].narrow_name && Desc.tasks[T].narrow_grid &&
+                  narrowEntriesAllowed()
+              ? D->getNarrowFunction(LM->Native, Desc.tasks[T])
               : nullptr);
     }
     for (uint32_t F = 0; F < Desc.num_fields; ++F)

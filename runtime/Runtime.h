@@ -50,6 +50,8 @@ struct LoadedModule {
   std::vector<Handle> Functions; ///< one per task
   /// One per task: its latency version, or null.
   std::vector<Handle> LatencyFunctions;
+  /// One per task: its narrow entry, or null.
+  std::vector<Handle> NarrowFunctions;
   std::vector<void *> Fields;   ///< one per field
   void *AssertRecord = nullptr; ///< its qdrt_assert_record, if it has one
   /// Every copy of the record: AssertRecord, and in a module in parts, each

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define QDRT_ABI_VERSION 12u
+#define QDRT_ABI_VERSION 13u
 
 /**
  * The device a call names when it names none: the calling thread's current
@@ -100,6 +100,15 @@ typedef struct qdrt_scalar_fill {
   uint64_t bits;
 } qdrt_scalar_fill;
 
+/**
+ * Whether a tiled task's narrow entry may run for the argument block
+ * `args`, and its grid: one block per tile, the grid's x the tiles of the
+ * last dimension, y of the one before, z of the one before that (1 where
+ * the range has fewer). Returns 0 where it may not: an ndarray argument of
+ * 2^31 elements or more, or more tiles than a grid holds.
+ */
+typedef int (*qdrt_narrow_grid_fn)(const void *args, uint32_t grid[3]);
+
 typedef struct qdrt_task_desc {
   const char *name; /**< entry point in the device images */
   uint32_t group; /**< 0: on the launch stream; 1..G: a stream-parallel group */
@@ -114,7 +123,7 @@ typedef struct qdrt_task_desc {
    * where there are too few threads to hide their latency).
    */
   const char *latency_name;
-  uint32_t flags; /**< QDRT_TASK_TILED, or 0 */
+  uint32_t flags; /**< QDRT_TASK_TILED, QDRT_TASK_NARROW_ALWAYS, or 0 */
   /**
    * A serial task that only sets kernel scalars to constants: those
    * values, which the runtime writes into the scalar block in the stream's
@@ -123,6 +132,16 @@ typedef struct qdrt_task_desc {
    */
   const qdrt_scalar_fill *fills;
   uint32_t num_fills;
+  /**
+   * A tiled task's narrow entry, or null: the same code, each thread one
+   * iteration of its block's tile on the grid narrow_grid gives, its
+   * ndarray offsets in 32 bits. The runtime launches it instead of the
+   * task's entry when narrow_grid says it may, the launch is small enough
+   * or the flags say QDRT_TASK_NARROW_ALWAYS, and the latency version is
+   * not chosen.
+   */
+  const char *narrow_name;
+  qdrt_narrow_grid_fn narrow_grid;
 } qdrt_task_desc;
 
 /**
@@ -132,6 +151,14 @@ typedef struct qdrt_task_desc {
  * blocks to finish short.
  */
 #define QDRT_TASK_TILED 1u
+
+/**
+ * The task's narrow entry runs at any size where narrow_grid allows it (its
+ * tile leaves leading dimensions of the range out); without the flag only
+ * launches of at most the device's latency bound run it, where a block's
+ * span of tiles is one tile and finding it costs more than the tile.
+ */
+#define QDRT_TASK_NARROW_ALWAYS 2u
 
 /** The flag of a do_while loop is a field (flag_field), not a parameter. */
 #define QDRT_FLAG_IN_ARGS UINT32_MAX

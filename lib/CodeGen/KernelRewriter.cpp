@@ -162,6 +162,17 @@ private:
           Latency.Name = names::latencyEntry(Tk);
           emitTask(K, Latency, OS, /*Part=*/false);
         }
+        // One block per tile, offsets in 32 bits, where the launch allows
+        // (the CPU's function says when: names::hasNarrowEntry).
+        if (names::hasNarrowEntry(K, Tk)) {
+          if (T.hasBlockShapes()) {
+            Task Narrow = Tk;
+            Narrow.Name = names::narrowEntry(Tk);
+            emitTask(K, Narrow, OS, /*Part=*/false, /*Narrow=*/true);
+          } else if (T.hasHostTripFunctions()) {
+            emitNarrowGridFunction(K, Tk, OS);
+          }
+        }
         continue;
       }
       for (const Task &P : Tk.Parts)
@@ -304,8 +315,9 @@ private:
   }
 
   /// A task's function: an entry point, or a part of a fused task.
+  /// Narrow: the task's narrow entry (names::hasNarrowEntry), named as Tk.
   void emitTask(const Kernel &K, const Task &Tk, llvm::raw_ostream &OS,
-                bool Part) const {
+                bool Part, bool Narrow = false) const {
     if (Tk.DeviceBounds && T.hasHostTripFunctions())
       emitTripFunction(K, Tk, OS);
     // A diagnostic about the entry itself is at the kernel's line.
@@ -315,7 +327,7 @@ private:
       T.emitPartEntry(OS, K, Tk);
     else
       T.emitEntry(OS, K, Tk);
-    emitPrologue(K, Tk, OS);
+    emitPrologue(K, Tk, OS, Narrow);
     // qd::random's stream: the call's key, this task, then the iteration.
     if (K.UsesRandom)
       OS << "  qd::detail::rng_task_begin_(" << names::Args << '.'
@@ -352,7 +364,9 @@ private:
          << ", " << Loop->BlockSync.Line << ", __func__))\n    return;\n";
     bool Tiled = !Tk.BlockShape.empty() && T.hasBlockShapes();
     OS << Try;
-    if (Tiled)
+    if (Tiled && Narrow)
+      emitNarrowTile(Local, OS);
+    else if (Tiled)
       emitTileLoops(Local, OS);
     else
       OS << (!Reductions.empty() ? T.getReductionIndexLoop(Tk.UnrollReduction)
@@ -408,12 +422,19 @@ private:
   }
 
   /// Parameters and recomputed locals, at the start of every task.
-  void emitPrologue(const Kernel &K, const Task &Tk,
-                    llvm::raw_ostream &OS) const {
+  /// Narrow: ndarray parameters as the narrow entry binds them
+  /// (qd::detail::narrow_ndarray_, offsets in 32 bits).
+  void emitPrologue(const Kernel &K, const Task &Tk, llvm::raw_ostream &OS,
+                    bool Narrow = false) const {
     for (const Param &P : K.Params)
       if (!isScalarParam(K, P.Name))
-        OS << "  [[maybe_unused]] " << getParamType(P, /*Host=*/false) << ' '
-           << P.Name << " = " << names::Args << '.' << P.Name << ";\n";
+        OS << "  [[maybe_unused]] "
+           << (Narrow && P.Kind == ParamKind::Ndarray
+                   ? "qd::detail::narrow_ndarray_<" +
+                         getElemSpelling(P.Elem, P.ElemRecord) + ", " +
+                         std::to_string(P.Dims) + ">"
+                   : getParamType(P, /*Host=*/false))
+           << ' ' << P.Name << " = " << names::Args << '.' << P.Name << ";\n";
     emitRestrict(K, OS);
     for (const Stmt *L : getVisibleLocals(K, Tk))
       OS << Src.snippet(L->Range);
@@ -553,6 +574,89 @@ private:
     OS << "    }\n";
   }
 
+  /// A tiled task's shape on a GPU: each dimension's tile (1 where the
+  /// block shape leaves it out), a thread's place in its block's tile, and
+  /// where the first tile starts before the range (Shift, below).
+  struct TileShape {
+    size_t Rank;
+    std::vector<unsigned> Tile;
+    /// A thread's place along D: qd_thread_ / Inner[D] % Tile[D] (x varies
+    /// fastest).
+    std::vector<unsigned> Inner;
+    /// A tile starts where a multiple of its width would in the user's
+    /// index space, as a CUDA grid's blocks do, not where the range begins:
+    /// the rows of an array then meet its tiles whole. A range beginning
+    /// at 1 would otherwise put every warp's 32 elements across two cache
+    /// lines (FDTD-2D's ex update, j from 1: 111 us against nvcc's 75 on an
+    /// H100). The first Shift[D] places of D run nothing; empty: none.
+    std::vector<std::string> Shift;
+
+    /// Tk's shape; declares the shifts the range's beginning gives at run
+    /// time (`qd_h<D>_`).
+    TileShape(const Task &Tk, llvm::raw_ostream &OS)
+        : Rank(Tk.Extents.size()), Tile(Rank, 1), Inner(Rank, 1), Shift(Rank) {
+      size_t Dims = Tk.BlockShape.size();
+      for (size_t D = 0; D < Rank; ++D)
+        if (D + Dims >= Rank)
+          Tile[D] = Tk.BlockShape[Rank - 1 - D];
+      for (size_t D = Rank - 1; D-- > 0;)
+        Inner[D] = Inner[D + 1] * Tile[D + 1];
+      for (size_t D = 0; D < Rank; ++D) {
+        const Bound &B = Tk.Extents[D].Begin;
+        if (Tile[D] == 1 || B.Value == 0)
+          continue;
+        int64_t T = Tile[D];
+        if (B.Value) {
+          if (int64_t H = (*B.Value % T + T) % T)
+            Shift[D] = std::to_string(H) + "u";
+          continue;
+        }
+        Shift[D] = name("h", D);
+        OS << "  const uint64_t " << Shift[D]
+           << " = static_cast<uint64_t>((static_cast<int64_t>(" << B.Text
+           << ") % " << T << " + " << T << ") % " << T << ");\n";
+      }
+    }
+    static std::string name(llvm::StringRef What, size_t D) {
+      return ("qd_" + What + std::to_string(D) + "_").str();
+    }
+    /// The thread's place along D in its tile.
+    std::string place(size_t D) const {
+      if (Tile[D] == 1)
+        return "0u";
+      return "qd_thread_ / " + std::to_string(Inner[D]) + "u % " +
+             std::to_string(Tile[D]) + "u";
+    }
+    /// D's place from the range's beginning, in the iteration variable
+    /// qd_i<D>_.
+    std::string fromBegin(size_t D) const {
+      return Shift[D].empty() ? name("i", D)
+                              : "(" + name("i", D) + " - " + Shift[D] + ")";
+    }
+    /// The body's guard against the places before the range: none, or
+    /// `qd_i0_ < qd_h0_ || ...`.
+    std::string before() const {
+      std::string Out;
+      for (size_t D = 0; D < Rank; ++D)
+        if (!Shift[D].empty())
+          Out += (Out.empty() ? "" : " || ") + name("i", D) + " < " + Shift[D];
+      return Out;
+    }
+    /// The linear index (for what numbers iterations: qd::random; a narrow
+    /// entry's 32-bit places widen in it) and the user's index variables,
+    /// from the places.
+    void emitIndexVars(const Task &Tk, llvm::raw_ostream &OS) const {
+      OS << "    [[maybe_unused]] const uint64_t " << names::Index << " = ";
+      for (size_t D = 0; D < Rank; ++D)
+        OS << (D ? ") * " + name("n", D) + " + " : std::string(Rank - 1, '('))
+           << fromBegin(D);
+      OS << ";\n    int64_t " << llvm::join(Tk.IndexVars, ", ") << ";\n";
+      for (size_t D = 0; D < Rank; ++D)
+        OS << "    " << Tk.IndexVars[D] << " = " << getOffset(Tk.Extents[D])
+           << "static_cast<int64_t>(" << fromBegin(D) << ");\n";
+    }
+  };
+
   /// A tiled ndrange task's loops on a GPU, up to the innermost's brace
   /// (two closing braces end them). Each thread has a place in its block's
   /// tile, each block a place in a grid of tiles laid over the index space
@@ -564,20 +668,11 @@ private:
   /// grid of tiles cannot use run nothing.
   static void emitTileLoops(const Task &Tk, llvm::raw_ostream &OS) {
     size_t Rank = Tk.Extents.size(), Dims = Tk.BlockShape.size();
-    auto Tile = [&](size_t D) -> unsigned {
-      return D + Dims >= Rank ? Tk.BlockShape[Rank - 1 - D] : 1;
-    };
-    auto Name = [](llvm::StringRef What, size_t D) {
-      return ("qd_" + What + std::to_string(D) + "_").str();
-    };
     OS << "  {\n"
        << "  const uint32_t qd_thread_ = qd::detail::block_thread_idx_();\n"
        << "  uint32_t qd_block_ = qd::detail::block_idx_(), qd_blocks_ = "
           "qd::detail::grid_blocks_();\n";
-    // A thread's place in the tile: x varies fastest.
-    std::vector<unsigned> Inner(Rank, 1);
-    for (size_t D = Rank - 1; D-- > 0;)
-      Inner[D] = Inner[D + 1] * Tile(D + 1);
+    TileShape Shape(Tk, OS);
     // The order in which dimensions get blocks, which is also their loops'
     // from the outermost: the last dimension first, so that the blocks
     // running together lie along rows; but where the tile leaves leading
@@ -587,69 +682,96 @@ private:
     std::vector<size_t> Order(Rank);
     for (size_t D = 0; D < Rank; ++D)
       Order[D] = Rank > Dims ? D : Rank - 1 - D;
-    // A tile starts where a multiple of its width would in the user's
-    // index space, as a CUDA grid's blocks do, not where the range begins:
-    // the rows of an array then meet its tiles whole. A range beginning at
-    // 1 would otherwise put every warp's 32 elements across two cache lines
-    // (FDTD-2D's ex update, j from 1: 111 us against nvcc's 75 on an H100).
-    // Its first Shift places in that dimension run nothing.
-    std::vector<std::string> Shift(Rank);
-    for (size_t D = 0; D < Rank; ++D) {
-      const Bound &B = Tk.Extents[D].Begin;
-      if (Tile(D) == 1 || B.Value == 0)
-        continue;
-      int64_t T = Tile(D);
-      if (B.Value) {
-        if (int64_t H = (*B.Value % T + T) % T)
-          Shift[D] = std::to_string(H) + "u";
-        continue;
-      }
-      Shift[D] = Name("h", D);
-      OS << "  const uint64_t " << Shift[D]
-         << " = static_cast<uint64_t>((static_cast<int64_t>(" << B.Text
-         << ") % " << T << " + " << T << ") % " << T << ");\n";
-    }
     for (size_t D : Order) {
-      OS << "  const uint64_t " << Name("n", D) << " = static_cast<uint64_t>("
-         << getExtentSize(Tk.Extents[D]) << ");\n"
-         << "  const qd::detail::tile_span_ " << Name("s", D)
-         << " = qd::detail::get_tile_span_(" << Name("n", D)
-         << (Shift[D].empty() ? "" : " + " + Shift[D]) << ", " << Tile(D)
-         << ", ";
-      if (Tile(D) == 1)
-        OS << "0";
-      else
-        OS << "qd_thread_ / " << Inner[D] << "u % " << Tile(D) << "u";
-      OS << ", qd_block_, qd_blocks_);\n";
+      const std::string &H = Shape.Shift[D];
+      OS << "  const uint64_t " << TileShape::name("n", D)
+         << " = static_cast<uint64_t>(" << getExtentSize(Tk.Extents[D])
+         << ");\n"
+         << "  const qd::detail::tile_span_ " << TileShape::name("s", D)
+         << " = qd::detail::get_tile_span_(" << TileShape::name("n", D)
+         << (H.empty() ? "" : " + " + H) << ", " << Shape.Tile[D] << ", "
+         << (Shape.Tile[D] == 1 ? "0" : Shape.place(D))
+         << ", qd_block_, qd_blocks_);\n";
     }
     OS << "  if (" << names::Count << " != 0 && qd_block_ == 0)\n";
     for (size_t D : Order) {
-      std::string I = Name("i", D), S = Name("s", D);
+      std::string I = TileShape::name("i", D), S = TileShape::name("s", D);
       OS << "  for (uint64_t " << I << " = " << S << ".first; " << I << " < "
-         << S << ".end; " << I << " += " << Tile(D) << ")"
+         << S << ".end; " << I << " += " << Shape.Tile[D] << ")"
          << (D == Order.back() ? " {\n" : "\n");
     }
-    // Each dimension's place from the range's beginning.
-    auto Place = [&](size_t D) {
-      return Shift[D].empty() ? Name("i", D)
-                              : "(" + Name("i", D) + " - " + Shift[D] + ")";
-    };
-    std::string Before;
-    for (size_t D = 0; D < Rank; ++D)
-      if (!Shift[D].empty())
-        Before +=
-            (Before.empty() ? "" : " || ") + Name("i", D) + " < " + Shift[D];
-    if (!Before.empty())
+    if (std::string Before = Shape.before(); !Before.empty())
       OS << "    if (" << Before << ")\n      continue;\n";
-    // The linear index, for what numbers iterations (qd::random).
-    OS << "    [[maybe_unused]] const uint64_t " << names::Index << " = ";
-    for (size_t D = 0; D < Rank; ++D)
-      OS << (D ? ") * " + Name("n", D) + " + " : std::string(Rank - 1, '('))
-         << Place(D);
-    OS << ";\n    int64_t " << llvm::join(Tk.IndexVars, ", ") << ";\n";
-    for (size_t D = 0; D < Rank; ++D)
-      OS << "    " << Tk.IndexVars[D] << " = " << getOffset(Tk.Extents[D])
-         << "static_cast<int64_t>(" << Place(D) << ");\n";
+    Shape.emitIndexVars(Tk, OS);
+  }
+
+  /// A tiled task's narrow entry, up to its body's brace (two closing
+  /// braces end it): the grid has a block per tile (its x the tiles of the
+  /// last dimension, y of the one before, z of the first of three:
+  /// qd::detail::narrow_grid_ on the CPU sized it), each thread one place
+  /// of its block's tile, and the places outside the range skip the body.
+  /// The launch allowed it only where every place and ndarray offset fits
+  /// 31 bits, so places are 32-bit.
+  static void emitNarrowTile(const Task &Tk, llvm::raw_ostream &OS) {
+    size_t Rank = Tk.Extents.size();
+    assert(Rank <= 3 && "narrow entries are for grids of up to three axes");
+    OS << "  {\n"
+       << "  const uint32_t qd_thread_ = qd::detail::block_thread_idx_();\n";
+    TileShape Shape(Tk, OS);
+    static constexpr const char *Axis[] = {"qd::detail::block_idx_()",
+                                           "qd::detail::block_idx_y_()",
+                                           "qd::detail::block_idx_z_()"};
+    std::string Inside;
+    for (size_t D = 0; D < Rank; ++D) {
+      std::string N = TileShape::name("n", D), I = TileShape::name("i", D);
+      const std::string &H = Shape.Shift[D];
+      OS << "  const uint64_t " << N << " = static_cast<uint64_t>("
+         << getExtentSize(Tk.Extents[D]) << ");\n"
+         << "  const uint32_t " << I << " = " << Axis[Rank - 1 - D] << " * "
+         << Shape.Tile[D] << "u + " << Shape.place(D) << ";\n";
+      Inside += (Inside.empty() ? "" : " && ") + I + " < " +
+                (H.empty() ? "static_cast<uint32_t>(" + N + ")"
+                           : "static_cast<uint32_t>(" + N + " + " + H + ")");
+    }
+    if (std::string Before = Shape.before(); !Before.empty())
+      Inside += " && !(" + Before + ")";
+    OS << "  if (" << Inside << ")\n"
+       << "  for (int qd_once_ = 0; qd_once_ < 1; ++qd_once_) {\n";
+    Shape.emitIndexVars(Tk, OS);
+  }
+
+  /// The CPU function that says whether Tk's narrow entry may run for an
+  /// argument block, and its grid (qdrt_task_desc::narrow_grid): the
+  /// bounds as the launcher computes them, from the parameters and the
+  /// locals they use, and each ndarray parameter's elements.
+  void emitNarrowGridFunction(const Kernel &K, const Task &Tk,
+                              llvm::raw_ostream &OS) const {
+    OS << "static int " << names::narrowGridFunction(Tk) << "(const void *"
+       << names::ArgPtr << ", uint32_t *qd_grid_) {\n";
+    std::string S = names::argsStruct(K);
+    if (K.hasArgBlock())
+      OS << "  const " << S << " &" << names::Args << " = *static_cast<const "
+         << S << " *>(" << names::ArgPtr << ");\n";
+    else
+      OS << "  (void)" << names::ArgPtr << ";\n";
+    for (const Param &P : K.Params)
+      if (!isScalarParam(K, P.Name))
+        OS << "  [[maybe_unused]] const " << getParamType(P, /*Host=*/false)
+           << " &" << P.Name << " = " << names::Args << '.' << P.Name << ";\n";
+    for (const Stmt *L : getVisibleLocals(K, Tk))
+      OS << Src.snippet(L->Range);
+    OS << "  const int64_t qd_elements_[] = {";
+    for (const Param &P : K.Params)
+      if (P.Kind == ParamKind::Ndarray && !isScalarParam(K, P.Name))
+        OS << "qd::detail::ndarray_elements_(" << P.Name << "), ";
+    OS << "0};\n  const qd::detail::narrow_dim_ qd_dims_[] = {";
+    TileShape Shape(Tk, llvm::nulls());
+    for (size_t D = 0; D < Shape.Rank; ++D)
+      OS << (D ? ", " : "") << "{" << Tk.Extents[D].Begin.Text << ", "
+         << Tk.Extents[D].End.Text << ", " << Shape.Tile[D] << "u}";
+    OS << "};\n  return qd::detail::narrow_grid_(qd_elements_, "
+          "sizeof(qd_elements_) / sizeof(int64_t), qd_dims_, "
+       << Shape.Rank << ", qd_grid_);\n}\n";
   }
 
   static void emitDivisions(const Task &Tk, llvm::StringRef Unsigned,

@@ -100,8 +100,19 @@ private:
            << (WithDevice && names::hasLatencyEntry(Tk)
                    ? "\"" + names::latencyEntry(Tk) + "\""
                    : std::string("nullptr"))
-           << (Tk.BlockShape.empty() ? "" : ", .flags = QDRT_TASK_TILED")
-           << getFillsField(Fills, Index++) << "},\n";
+           << (Tk.BlockShape.empty() ? ""
+               : WithDevice && names::hasNarrowEntry(K, Tk) &&
+                       Tk.Extents.size() > Tk.BlockShape.size()
+                   ? ", .flags = QDRT_TASK_TILED | QDRT_TASK_NARROW_ALWAYS"
+                   : ", .flags = QDRT_TASK_TILED")
+           << getFillsField(Fills, Index++)
+           << (WithDevice && names::hasNarrowEntry(K, Tk)
+                   ? ", .narrow_name = \"" + names::narrowEntry(Tk) +
+                         "\", .narrow_grid = &" +
+                         names::qualified(K.Scope,
+                                          names::narrowGridFunction(Tk))
+                   : std::string())
+           << "},\n";
     OS << "};\n";
   }
 

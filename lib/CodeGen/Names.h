@@ -95,6 +95,31 @@ inline bool hasLatencyEntry(const kir::Task &Tk) {
          (Tk.Kind == kir::TaskKind::Range || Tk.Kind == kir::TaskKind::NdRange);
 }
 
+/// A tiled task's narrow entry on GPUs (qdrt_task_desc::narrow_name):
+/// one block per tile, ndarray offsets in 32 bits.
+inline constexpr llvm::StringLiteral NarrowSuffix = "_nar";
+inline std::string narrowEntry(const kir::Task &Tk) {
+  return Tk.Name + NarrowSuffix.str();
+}
+/// The CPU function that says whether it may run, and its grid
+/// (qdrt_task_desc::narrow_grid).
+inline std::string narrowGridFunction(const kir::Task &Tk) {
+  return Tk.Name + "_narrow_grid";
+}
+/// Whether a task has one: a tiled loop task (not a fused one) of at most
+/// three dimensions, whose bounds the launch computes, with no block
+/// barrier in its body (its threads outside the range skip the body), in a
+/// kernel that is neither a graph nor has do_while loops (their recorded
+/// launches keep their grids when replayed with other arguments).
+inline bool hasNarrowEntry(const kir::Kernel &K, const kir::Task &Tk) {
+  if (Tk.BlockShape.empty() || Tk.DeviceBounds || Tk.Extents.size() > 3 ||
+      K.IsGraph || !K.Loops.empty() ||
+      (Tk.Kind != kir::TaskKind::Range && Tk.Kind != kir::TaskKind::NdRange))
+    return false;
+  const kir::Stmt *Loop = K.findStmt(Tk.StmtIds.front());
+  return Loop && !Loop->BlockSync.isValid();
+}
+
 /// The CPU function that computes a device-bounds task's trip count.
 inline std::string tripFunction(const kir::Task &Tk) {
   return Tk.Name + "_trip";

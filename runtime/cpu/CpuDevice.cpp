@@ -204,7 +204,9 @@ public:
   /// whose last run was quick runs at once on the calling thread when
   /// nothing is queued on S: queueing it would cost more than it does.
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
-              const void *Args, size_t ArgSize, Handle S) override {
+              const void *Args, size_t ArgSize, Handle S,
+              const uint32_t *Grid = nullptr) override {
+    (void)Grid; // no narrow entries on the CPU
     if (Iterations == QDRT_DEVICE_TRIP && !T.cpu_trip)
       throw qd::Error(std::string("launch: task '") + T.name +
                       "' computes its range when it starts but has no "

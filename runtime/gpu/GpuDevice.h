@@ -423,6 +423,9 @@ public:
   Handle getLatencyFunction(Handle M, const qdrt_task_desc &T) override {
     return function(M, T.latency_name);
   }
+  Handle getNarrowFunction(Handle M, const qdrt_task_desc &T) override {
+    return function(M, T.narrow_name);
+  }
   /// Half of what the multiprocessors hold at once (2,048 threads each on
   /// NVIDIA GPUs since Volta): below it, threads are too few to hide
   /// memory latency, and registers to spare.
@@ -441,21 +444,26 @@ public:
   }
 
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
-              const void *Args, size_t ArgSize, Handle S) override {
+              const void *Args, size_t ArgSize, Handle S,
+              const uint32_t *Given = nullptr) override {
     makeCurrent();
     unsigned Block = T.block_dim ? T.block_dim : DefaultBlock;
-    unsigned Grid = gridBlocks(Iterations, Block, Gpu.Multiprocessors,
-                               T.flags & QDRT_TASK_TILED
-                                   ? TiledBlocksPerMultiprocessor
-                                   : BlocksPerMultiprocessor);
+    unsigned Grid[3] = {1, 1, 1};
+    if (Given)
+      std::copy(Given, Given + 3, Grid);
+    else
+      Grid[0] =
+          gridBlocks(Iterations, Block, Gpu.Multiprocessors,
+                     T.flags & QDRT_TASK_TILED ? TiledBlocksPerMultiprocessor
+                                               : BlocksPerMultiprocessor);
     // The task's parameters: its argument struct, if any, then the count.
     void *Params[2] = {};
     unsigned N = 0;
     if (ArgSize)
       Params[N++] = const_cast<void *>(Args);
     Params[N++] = &Iterations;
-    Api.call(Api.LaunchKernel, static_cast<FunctionT>(Fn), Grid, 1u, 1u, Block,
-             1u, 1u, 0u, stream(S), Params, nullptr);
+    Api.call(Api.LaunchKernel, static_cast<FunctionT>(Fn), Grid[0], Grid[1],
+             Grid[2], Block, 1u, 1u, 0u, stream(S), Params, nullptr);
   }
 
   void *allocate(size_t Bytes) override {

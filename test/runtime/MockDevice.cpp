@@ -124,6 +124,11 @@ Handle MockDevice::getLatencyFunction(Handle, const qdrt_task_desc &T) {
   return const_cast<char *>(T.latency_name);
 }
 
+Handle MockDevice::getNarrowFunction(Handle, const qdrt_task_desc &T) {
+  call(std::string("getFunction ") + T.narrow_name);
+  return const_cast<char *>(T.narrow_name);
+}
+
 void *MockDevice::getGlobal(Handle, const qdrt_field_desc &F) {
   call(std::string("getGlobal ") + F.name);
   return F.host_data;
@@ -139,10 +144,16 @@ std::vector<void *> MockDevice::getGlobals(Handle M, const qdrt_field_desc &F) {
 }
 
 void MockDevice::launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
-                        const void *Args, size_t, Handle S) {
-  call(std::string("launch ") +
-       (Fn == T.latency_name && Fn ? T.latency_name : T.name) +
-       " n=" + std::to_string(Iterations) + " " + name(S));
+                        const void *Args, size_t, Handle S,
+                        const uint32_t *Grid) {
+  const char *Entry = Fn && Fn == T.latency_name  ? T.latency_name
+                      : Fn && Fn == T.narrow_name ? T.narrow_name
+                                                  : T.name;
+  call(std::string("launch ") + Entry + " n=" + std::to_string(Iterations) +
+       " " + name(S) +
+       (Grid ? " grid=" + std::to_string(Grid[0]) + "x" +
+                   std::to_string(Grid[1]) + "x" + std::to_string(Grid[2])
+             : std::string()));
   bool Run;
   {
     std::lock_guard<std::mutex> Lock(State->Mutex);

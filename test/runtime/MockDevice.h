@@ -86,11 +86,13 @@ public:
   void unloadModule(Handle M) override;
   Handle getFunction(Handle M, const qdrt_task_desc &T) override;
   Handle getLatencyFunction(Handle M, const qdrt_task_desc &T) override;
+  Handle getNarrowFunction(Handle M, const qdrt_task_desc &T) override;
   uint64_t getLatencyBound() const override { return State->LatencyBound; }
   void *getGlobal(Handle M, const qdrt_field_desc &F) override;
   std::vector<void *> getGlobals(Handle M, const qdrt_field_desc &F) override;
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
-              const void *Args, size_t ArgSize, Handle S) override;
+              const void *Args, size_t ArgSize, Handle S,
+              const uint32_t *Grid = nullptr) override;
   void registerHost(void *P, size_t Bytes) override;
   void unregisterHost(void *P) override;
   void *allocate(size_t Bytes) override;

@@ -81,6 +81,54 @@ TEST_F(MockRuntimeTest, ALaunchTooSmallToFillTheDeviceRunsTheLatencyVersion) {
                             "launch k_t0 n=101 s0", "launch k_t1 n=50 s0"}));
 }
 
+/// A narrow_grid that allows the narrow entry while NarrowAllowed is set,
+/// on a 3x4x5 grid.
+bool NarrowAllowed = true;
+int testNarrowGrid(const void *, uint32_t Grid[3]) {
+  if (!NarrowAllowed)
+    return 0;
+  Grid[0] = 3;
+  Grid[1] = 4;
+  Grid[2] = 5;
+  return 1;
+}
+
+TEST_F(MockRuntimeTest, ATiledTaskRunsItsNarrowEntryWhereTheArgumentsAllow) {
+  TestModule TM("nar");
+  // Narrow for small launches only (no latency version).
+  TestTask Small{};
+  Small.Narrow = "k_t0_nar";
+  Small.NarrowGrid = &testNarrowGrid;
+  Small.Flags = QDRT_TASK_TILED;
+  // Narrow at any size; a latency version, which small launches run.
+  TestTask Always{};
+  Always.Latency = "k_t1_lat";
+  Always.Narrow = "k_t1_nar";
+  Always.NarrowGrid = &testNarrowGrid;
+  Always.Flags = QDRT_TASK_TILED | QDRT_TASK_NARROW_ALWAYS;
+  TestTask NoGrid{};
+  NoGrid.Narrow = "k_t2_nar"; // without a grid function: never run
+  NoGrid.Flags = QDRT_TASK_TILED | QDRT_TASK_NARROW_ALWAYS;
+  uint32_t K = TM.addKernel("k", {Small, Always, NoGrid});
+  State->LatencyBound = 100;
+  qdrt_module *M = TM.registered();
+  NarrowAllowed = true;
+  launch(M, K, {1000, 1000, 1000});
+  launch(M, K, {100, 100, 100});
+  NarrowAllowed = false;
+  launch(M, K, {100, 1000, 1000});
+  NarrowAllowed = true;
+  EXPECT_EQ(
+      calls(),
+      (Calls{"loadModule nar", "getFunction k_t0", "getFunction k_t0_nar",
+             "getFunction k_t1", "getFunction k_t1_lat", "getFunction k_t1_nar",
+             "getFunction k_t2", "launch k_t0 n=1000 s0",
+             "launch k_t1_nar n=1000 s0 grid=3x4x5", "launch k_t2 n=1000 s0",
+             "launch k_t0_nar n=100 s0 grid=3x4x5", "launch k_t1_lat n=100 s0",
+             "launch k_t2 n=100 s0", "launch k_t0 n=100 s0",
+             "launch k_t1 n=1000 s0", "launch k_t2 n=1000 s0"}));
+}
+
 TEST_F(MockRuntimeTest, ModuleLoadReservesTheLargestGroupCount) {
   TestModule TM("sp");
   TM.addKernel("two", groups({1, 2}));

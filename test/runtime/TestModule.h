@@ -28,6 +28,9 @@ struct TestTask {
   const char *Entry = nullptr; ///< entry point; default <kernel>_t<index>
   unsigned CpuThreads = 0;
   const char *Latency = nullptr; ///< the latency version's entry, if any
+  const char *Narrow = nullptr;  ///< the narrow entry, if any
+  qdrt_narrow_grid_fn NarrowGrid = nullptr;
+  uint32_t Flags = 0; ///< qdrt_task_desc::flags
 };
 
 class TestModule {
@@ -53,6 +56,9 @@ public:
       T.cpu_fn = Tasks[I].Cpu;
       T.cpu_threads = Tasks[I].CpuThreads;
       T.latency_name = Tasks[I].Latency ? keep(Tasks[I].Latency) : nullptr;
+      T.narrow_name = Tasks[I].Narrow ? keep(Tasks[I].Narrow) : nullptr;
+      T.narrow_grid = Tasks[I].NarrowGrid;
+      T.flags = Tasks[I].Flags;
       TaskTable.push_back(T);
       K.num_groups = std::max(K.num_groups, T.group);
     }

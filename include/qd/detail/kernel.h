@@ -282,6 +282,55 @@ template <typename T, int Dims> struct ndarray {
 #endif
 };
 
+namespace detail {
+/// An ndarray parameter as a tiled task's narrow entry binds it: its
+/// offsets in 32 bits, which the launch allows only when every ndarray
+/// argument has fewer than 2^31 elements (qdrt_task_desc::narrow_grid), so
+/// that an element's offset and each of its indices fit them. Under
+/// --debug, the checked ndarray as it is.
+///
+/// Only an element of two or more indices gains (a one-index offset needs no
+/// multiply): its offset is 32-bit multiply-adds, widened once for the
+/// address. The extents are 32-bit values LLVM cannot see through
+/// (narrow_extent_): were they truncations of the 64-bit ones, LLVM would
+/// evaluate the whole offset in 64 bits and sign-extend it in the register,
+/// costlier than the plain 64-bit offset on a GPU.
+template <typename T, int Dims> struct narrow_ndarray_ : ndarray<T, Dims> {
+  QD_DEVICE_FN narrow_ndarray_(const ndarray<T, Dims> &a)
+      : ndarray<T, Dims>(a) {
+    narrow();
+  }
+  QD_DEVICE_FN narrow_ndarray_ &operator=(const ndarray<T, Dims> &a) {
+    ndarray<T, Dims>::operator=(a);
+    narrow();
+    return *this;
+  }
+#ifndef QD_DEBUG
+  using ndarray<T, Dims>::operator();
+  template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) const {
+    static_assert(sizeof...(Is) == Dims,
+                  "an ndarray is indexed with one index per dimension");
+    if constexpr (Dims < 2) {
+      return ndarray<T, Dims>::operator()(is...);
+    } else {
+      const int32_t idx[] = {int32_t(is)...};
+      int32_t flat = idx[0];
+      for (int d = 1; d < Dims; ++d)
+        flat = flat * extent32[d] + idx[d];
+      return this->ptr[flat];
+    }
+  }
+#endif
+
+private:
+  int32_t extent32[Dims > 0 ? Dims : 1] = {};
+  QD_DEVICE_FN void narrow() {
+    for (int d = 0; d < Dims; ++d)
+      extent32[d] = narrow_extent_(int32_t(this->extent[d]));
+  }
+};
+} // namespace detail
+
 // Ranges in device code: a `qd::range`/`qd::ndrange` loop nested in a loop
 // body, a serial statement or a QD_FUNC runs in order in its thread (qdc
 // turns only a kernel's top-level loops into parallel tasks).

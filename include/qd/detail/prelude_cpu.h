@@ -39,6 +39,9 @@ template <typename T> inline T atomic_fadd(T *p, T v) {
 }
 /// Atomics on the CPU are valid on any memory.
 inline bool is_thread_private(const void *) { return false; }
+/// A GPU narrow entry's extent (narrow_ndarray_, kernel.h); the CPU has
+/// no narrow entries.
+inline int32_t narrow_extent_(int32_t v) { return v; }
 
 // GPU-level operations (qd::simt): a block is one thread, a warp one lane,
 // and the global thread index is the iteration's, which the task's loop

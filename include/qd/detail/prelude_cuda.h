@@ -91,6 +91,20 @@ __device__ inline uint32_t block_thread_idx_() {
 __device__ inline uint32_t block_idx_() {
   return __nvvm_read_ptx_sreg_ctaid_x();
 }
+/// v, as a value LLVM cannot see through (narrow_ndarray_, kernel.h): an
+/// empty instruction on its register.
+__device__ inline int32_t narrow_extent_(int32_t v) {
+  asm("" : "+r"(v));
+  return v;
+}
+/// The block's place along the grid's second and third dimensions (a
+/// tiled task's narrow entry).
+__device__ inline uint32_t block_idx_y_() {
+  return __nvvm_read_ptx_sreg_ctaid_y();
+}
+__device__ inline uint32_t block_idx_z_() {
+  return __nvvm_read_ptx_sreg_ctaid_z();
+}
 __device__ inline uint32_t grid_blocks_() {
   return __nvvm_read_ptx_sreg_nctaid_x();
 }

@@ -80,6 +80,18 @@ __device__ inline uint32_t block_thread_idx_() {
 __device__ inline uint32_t block_idx_() {
   return __builtin_amdgcn_workgroup_id_x();
 }
+/// v (narrow_ndarray_, kernel.h): CUDA's hides it from LLVM behind an
+/// empty instruction; on AMD GPUs it is the value as it is (not measured:
+/// no AMD GPU was at hand).
+__device__ inline int32_t narrow_extent_(int32_t v) { return v; }
+/// The block's place along the grid's second and third dimensions (a
+/// tiled task's narrow entry).
+__device__ inline uint32_t block_idx_y_() {
+  return __builtin_amdgcn_workgroup_id_y();
+}
+__device__ inline uint32_t block_idx_z_() {
+  return __builtin_amdgcn_workgroup_id_z();
+}
 __device__ inline uint32_t grid_blocks_() {
   return __builtin_amdgcn_grid_size_x() / __builtin_amdgcn_workgroup_size_x();
 }
