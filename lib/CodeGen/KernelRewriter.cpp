@@ -756,8 +756,8 @@ private:
       OS << "  (void)" << names::ArgPtr << ";\n";
     for (const Param &P : K.Params)
       if (!isScalarParam(K, P.Name))
-        OS << "  [[maybe_unused]] const " << getParamType(P, /*Host=*/false)
-           << " &" << P.Name << " = " << names::Args << '.' << P.Name << ";\n";
+        OS << "  [[maybe_unused]] const auto &" << P.Name << " = "
+           << names::Args << '.' << P.Name << ";\n";
     for (const Stmt *L : getVisibleLocals(K, Tk))
       OS << Src.snippet(L->Range);
     OS << "  const int64_t qd_elements_[] = {";
