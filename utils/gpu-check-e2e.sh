@@ -32,6 +32,12 @@ for p in "${programs[@]}"; do
   echo "== $(basename "$p")"
   "$p" || status=1
 done
+# Tiled tasks run their narrow entries where the launch allows (the
+# programs above); e2e-tiles once more with their own entries everywhere.
+for p in "$build"/bin/e2e-tiles; do
+  echo "== $(basename "$p") with QD_NARROW=0"
+  QD_NARROW=0 "$p" || status=1
+done
 # The examples: mpm88 (Quadrants' regression values), and PyTorch tensors
 # through qdc kernels by DLPack where PyTorch is installed.
 if [ -x "$build/bin/mpm88-example" ]; then

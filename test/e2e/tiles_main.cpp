@@ -3,6 +3,7 @@
 #include "tiles.qd.h"
 
 #include <cstdint>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,17 @@ int main() {
     tiles::tile2of3(Hits);
     std::vector<int32_t> W = weights3(5, 9, 13, 0);
     C.all("tile2of3", Hits.to_vector(), [&](size_t K) { return W[K]; });
+  }
+  // Large enough to fill a GPU (the narrow entry runs at this size only
+  // because the tile leaves the first dimension out); then more tiles of
+  // rows than a grid's y holds (65,535), which the task's own entry runs.
+  for (auto [N0, N1, N2] : {std::tuple<int64_t, int64_t, int64_t>{70, 301, 203},
+                            {1, 270001, 9}}) {
+    qd::Ndarray<int32_t, 3> Hits({N0, N1, N2});
+    Hits.fill(0);
+    tiles::tile2of3(Hits);
+    std::vector<int32_t> W = weights3(N0, N1, N2, 0);
+    C.all("tile2of3 large", Hits.to_vector(), [&](size_t K) { return W[K]; });
   }
   {
     qd::Ndarray<int32_t, 3> Hits({7, 6, 19});

@@ -12,6 +12,7 @@
 #ifndef QD_DETAIL_LAUNCHER_H
 #define QD_DETAIL_LAUNCHER_H
 
+#include "qd/detail/narrow.h"
 #include "qd/detail/prelude_cpu.h"
 #include "qd/memory.h"
 
@@ -102,63 +103,10 @@ inline void check_noalias(const qd::ndarray<T, A> &a,
                  array_bytes_(b, B, sizeof(U)), kernel, a_name, b_name);
 }
 
-/// The elements of an ndarray argument (a narrow entry's offsets must fit
-/// 31 bits), at most 2^31 when there are more.
+/// The elements of an ndarray argument (narrow_grid_'s, narrow.h).
 template <typename T, int Dims>
 inline int64_t ndarray_elements_(const qd::ndarray<T, Dims> &a) {
-  int64_t n = 1;
-  for (int d = 0; d < Dims; ++d) {
-    if (a.extent[d] < 0 || a.extent[d] > (int64_t(1) << 31))
-      return int64_t(1) << 31;
-    n *= a.extent[d];
-    if (n > (int64_t(1) << 31))
-      return int64_t(1) << 31;
-  }
-  return n;
-}
-
-/// One dimension of a tiled task's range, [begin, end), in tiles of
-/// `tile` that start at multiples of it.
-struct narrow_dim_ {
-  int64_t begin, end;
-  uint32_t tile;
-};
-
-/// qdrt_task_desc::narrow_grid for a task whose ndarray arguments have
-/// elements[0..n_elements) elements and whose range is dims[0..rank), its
-/// last dimension last: 1 and the grid of one block per tile (x the last
-/// dimension's tiles, y the one's before, z the first of three) when every
-/// ndarray has fewer than 2^31 elements, the range is not empty, each
-/// dimension's places (its first tile starting before the range) fit 31
-/// bits and the tiles a grid's dimension (2^31 - 1 along x, 65,535 along y
-/// and z); else 0, and the task's own entry runs.
-inline int narrow_grid_(const int64_t *elements, size_t n_elements,
-                        const narrow_dim_ *dims, int rank, uint32_t *grid) {
-  constexpr int64_t Limit = (int64_t(1) << 31) - 1;
-  for (size_t i = 0; i < n_elements; ++i)
-    if (elements[i] > Limit)
-      return 0;
-  uint32_t g[3] = {1, 1, 1};
-  for (int d = 0; d < rank; ++d) {
-    const narrow_dim_ &x = dims[d];
-    const int64_t t = x.tile;
-    if (rank > 3 || t == 0 || x.end <= x.begin || x.begin < -Limit ||
-        x.end > Limit)
-      return 0;
-    int64_t shift = (x.begin % t + t) % t;
-    int64_t places = x.end - x.begin + shift;
-    if (places > Limit - t)
-      return 0;
-    int64_t tiles = (places + t - 1) / t;
-    int axis = rank - 1 - d;
-    if (tiles > (axis == 0 ? Limit : 65535))
-      return 0;
-    g[axis] = uint32_t(tiles);
-  }
-  grid[0] = g[0];
-  grid[1] = g[1];
-  grid[2] = g[2];
-  return 1;
+  return extent_elements_(a.extent, Dims);
 }
 
 /// The key of a kernel call's random numbers: a function of the seed
