@@ -61,8 +61,8 @@ int main() {
   // Large enough to fill a GPU (the narrow entry runs at this size only
   // because the tile leaves the first dimension out); then more tiles of
   // rows than a grid's y holds (65,535), which the task's own entry runs.
-  for (auto [N0, N1, N2] : {std::tuple<int64_t, int64_t, int64_t>{70, 301, 203},
-                            {1, 270001, 9}}) {
+  for (auto [N0, N1, N2] :
+       {std::tuple<int64_t, int64_t, int64_t>{70, 301, 203}, {1, 270001, 9}}) {
     qd::Ndarray<int32_t, 3> Hits({N0, N1, N2});
     Hits.fill(0);
     tiles::tile2of3(Hits);
