@@ -514,18 +514,27 @@ private:
       }
   }
 
-  /// The CPU's trip-count function of a task whose range is evaluated
-  /// when it starts: the runtime calls it, then splits the count.
-  void emitTripFunction(const Kernel &K, const Task &Tk,
-                        llvm::raw_ostream &OS) const {
-    OS << "static uint64_t " << names::tripFunction(Tk) << "(const void *"
-       << names::ArgPtr << ") {\n";
+  /// The head of a CPU function of K's argument block (`const void *`,
+  /// then More) that returns Result: up to its argument struct bound as
+  /// qd_args_.
+  static void emitArgsFunction(const Kernel &K, llvm::StringRef Result,
+                               llvm::StringRef Name, llvm::StringRef More,
+                               llvm::raw_ostream &OS) {
+    OS << "static " << Result << ' ' << Name << "(const void *"
+       << names::ArgPtr << More << ") {\n";
     std::string S = names::argsStruct(K);
     if (K.hasArgBlock())
       OS << "  const " << S << " &" << names::Args << " = *static_cast<const "
          << S << " *>(" << names::ArgPtr << ");\n";
     else
       OS << "  (void)" << names::ArgPtr << ";\n";
+  }
+
+  /// The CPU's trip-count function of a task whose range is evaluated
+  /// when it starts: the runtime calls it, then splits the count.
+  void emitTripFunction(const Kernel &K, const Task &Tk,
+                        llvm::raw_ostream &OS) const {
+    emitArgsFunction(K, "uint64_t", names::tripFunction(Tk), "", OS);
     emitPrologue(K, Tk, OS);
     emitScalarBindings(K, Tk, Loop0(K, Tk), OS);
     Task Local = Tk;
@@ -746,14 +755,8 @@ private:
   /// locals they use, and each ndarray parameter's elements.
   void emitNarrowGridFunction(const Kernel &K, const Task &Tk,
                               llvm::raw_ostream &OS) const {
-    OS << "static int " << names::narrowGridFunction(Tk) << "(const void *"
-       << names::ArgPtr << ", uint32_t *qd_grid_) {\n";
-    std::string S = names::argsStruct(K);
-    if (K.hasArgBlock())
-      OS << "  const " << S << " &" << names::Args << " = *static_cast<const "
-         << S << " *>(" << names::ArgPtr << ");\n";
-    else
-      OS << "  (void)" << names::ArgPtr << ";\n";
+    emitArgsFunction(K, "int", names::narrowGridFunction(Tk),
+                     ", uint32_t *qd_grid_", OS);
     for (const Param &P : K.Params)
       if (!isScalarParam(K, P.Name))
         OS << "  [[maybe_unused]] const auto &" << P.Name << " = "

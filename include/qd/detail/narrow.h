@@ -1,5 +1,4 @@
-//===- qd/detail/narrow.h - When a narrow entry may run ----------*- C++
-//-*-===//
+//===- qd/detail/narrow.h - When a narrow entry may run ---------*- C++ -*-===//
 //
 // Part of qdc, under the Apache License v2.0 with LLVM Exceptions.
 // See LICENSE for license information.
