@@ -720,7 +720,9 @@ private:
   /// qd::detail::narrow_grid_ on the CPU sized it), each thread one place
   /// of its block's tile, and the places outside the range skip the body.
   /// The launch allowed it only where every place and ndarray offset fits
-  /// 31 bits, so places are 32-bit.
+  /// 31 bits, so places are 32-bit, and a place before the range (its
+  /// place less the shift wraps around) fails the same comparison as one
+  /// past its end.
   static void emitNarrowTile(const Task &Tk, llvm::raw_ostream &OS) {
     size_t Rank = Tk.Extents.size();
     assert(Rank <= 3 && "narrow entries are for grids of up to three axes");
@@ -738,12 +740,11 @@ private:
          << getExtentSize(Tk.Extents[D]) << ");\n"
          << "  const uint32_t " << I << " = " << Axis[Rank - 1 - D] << " * "
          << Shape.Tile[D] << "u + " << Shape.place(D) << ";\n";
-      Inside += (Inside.empty() ? "" : " && ") + I + " < " +
-                (H.empty() ? "static_cast<uint32_t>(" + N + ")"
-                           : "static_cast<uint32_t>(" + N + " + " + H + ")");
+      // A place before the range wraps around: one comparison each.
+      Inside += (Inside.empty() ? "" : " && ") +
+                (H.empty() ? I : "static_cast<uint32_t>(" + I + " - " + H + ")") +
+                " < static_cast<uint32_t>(" + N + ")";
     }
-    if (std::string Before = Shape.before(); !Before.empty())
-      Inside += " && !(" + Before + ")";
     OS << "  if (" << Inside << ")\n"
        << "  for (int qd_once_ = 0; qd_once_ < 1; ++qd_once_) {\n";
     Shape.emitIndexVars(Tk, OS);
