@@ -292,19 +292,13 @@ namespace detail {
 /// Only an element of two or more indices gains (a one-index offset needs no
 /// multiply): its offset is 32-bit multiply-adds, widened once for the
 /// address. The extents are 32-bit values LLVM cannot see through
-/// (narrow_extent_): were they truncations of the 64-bit ones, LLVM would
+/// (narrow_extent_, an empty `asm` LLVM still shares between accesses):
+/// were they truncations of the 64-bit ones, LLVM would
 /// evaluate the whole offset in 64 bits and sign-extend it in the register,
 /// costlier than the plain 64-bit offset on a GPU.
 template <typename T, int Dims> struct narrow_ndarray_ : ndarray<T, Dims> {
   QD_DEVICE_FN narrow_ndarray_(const ndarray<T, Dims> &a)
-      : ndarray<T, Dims>(a) {
-    narrow();
-  }
-  QD_DEVICE_FN narrow_ndarray_ &operator=(const ndarray<T, Dims> &a) {
-    ndarray<T, Dims>::operator=(a);
-    narrow();
-    return *this;
-  }
+      : ndarray<T, Dims>(a) {}
 #ifndef QD_DEBUG
   using ndarray<T, Dims>::operator();
   template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) const {
@@ -316,19 +310,14 @@ template <typename T, int Dims> struct narrow_ndarray_ : ndarray<T, Dims> {
       const int32_t idx[] = {int32_t(is)...};
       int32_t flat = idx[0];
       for (int d = 1; d < Dims; ++d)
-        flat = flat * extent32[d] + idx[d];
+        flat = flat * narrow_extent_(int32_t(this->extent[d])) + idx[d];
       return this->ptr[flat];
     }
   }
 #endif
-
-private:
-  int32_t extent32[Dims > 0 ? Dims : 1] = {};
-  QD_DEVICE_FN void narrow() {
-    for (int d = 0; d < Dims; ++d)
-      extent32[d] = narrow_extent_(int32_t(this->extent[d]));
-  }
 };
+static_assert(sizeof(narrow_ndarray_<float, 3>) == sizeof(ndarray<float, 3>),
+              "the narrow entry's ndarray is the ndarray, as the user sees it");
 } // namespace detail
 
 // Ranges in device code: a `qd::range`/`qd::ndrange` loop nested in a loop

@@ -80,11 +80,13 @@ __device__ inline uint32_t block_thread_idx_() {
 __device__ inline uint32_t block_idx_() {
   return __builtin_amdgcn_workgroup_id_x();
 }
-/// v (narrow_ndarray_, kernel.h): CUDA's hides it from LLVM behind an
-/// empty instruction; for AMD GPUs LLVM keeps the offsets in 32 bits
-/// without it (the IR for gfx90a: `mul nsw i32`, then one `sext`), so it is
-/// the value as it is (not timed: no AMD GPU was at hand).
-__device__ inline int32_t narrow_extent_(int32_t v) { return v; }
+/// v, as a value LLVM cannot see through (narrow_ndarray_, kernel.h): an
+/// empty instruction on its vector register (not timed: no AMD GPU was at
+/// hand).
+__device__ inline int32_t narrow_extent_(int32_t v) {
+  asm("" : "+v"(v));
+  return v;
+}
 /// The block's place along the grid's second and third dimensions (a
 /// tiled task's narrow entry).
 __device__ inline uint32_t block_idx_y_() {
