@@ -101,8 +101,7 @@ private:
                    ? "\"" + names::latencyEntry(Tk) + "\""
                    : std::string("nullptr"))
            << (Tk.BlockShape.empty() ? ""
-               : WithDevice && names::hasNarrowEntry(K, Tk) &&
-                       Tk.Extents.size() > Tk.BlockShape.size()
+               : WithDevice && names::runsNarrowAlways(K, Tk)
                    ? ", .flags = QDRT_TASK_TILED | QDRT_TASK_NARROW_ALWAYS"
                    : ", .flags = QDRT_TASK_TILED")
            << getFillsField(Fills, Index++)

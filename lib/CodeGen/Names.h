@@ -120,6 +120,14 @@ inline bool hasNarrowEntry(const kir::Kernel &K, const kir::Task &Tk) {
   return Loop && !Loop->BlockSync.isValid();
 }
 
+/// Whether a task's narrow entry runs at any size (QDRT_TASK_NARROW_ALWAYS):
+/// where its tile leaves leading dimensions out, whose spans measured
+/// slower than a block per tile (the 3-D convolution); a tile over every
+/// dimension runs it for small launches only (performance.md).
+inline bool runsNarrowAlways(const kir::Kernel &K, const kir::Task &Tk) {
+  return hasNarrowEntry(K, Tk) && Tk.Extents.size() > Tk.BlockShape.size();
+}
+
 /// The CPU function that computes a device-bounds task's trip count.
 inline std::string tripFunction(const kir::Task &Tk) {
   return Tk.Name + "_trip";
