@@ -740,10 +740,14 @@ private:
          << getExtentSize(Tk.Extents[D]) << ");\n"
          << "  const uint32_t " << I << " = " << Axis[Rank - 1 - D] << " * "
          << Shape.Tile[D] << "u + " << Shape.place(D) << ";\n";
-      // A place before the range wraps around: one comparison each.
-      Inside += (Inside.empty() ? "" : " && ") +
-                (H.empty() ? I : "static_cast<uint32_t>(" + I + " - " + H + ")") +
-                " < static_cast<uint32_t>(" + N + ")";
+      // A place before the range wraps around: one comparison each, joined
+      // by `&`, not `&&`: every place is computed anyway, and one branch
+      // leaves the thread where three would (ptxas keeps each `&&` a branch
+      // of its own: two SASS instructions more in the 3-D convolution).
+      Inside +=
+          (Inside.empty() ? "" : " & ") +
+          (H.empty() ? I : "static_cast<uint32_t>(" + I + " - " + H + ")") +
+          " < static_cast<uint32_t>(" + N + ")";
     }
     OS << "  if (" << Inside << ")\n"
        << "  for (int qd_once_ = 0; qd_once_ < 1; ++qd_once_) {\n";

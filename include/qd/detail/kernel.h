@@ -290,12 +290,16 @@ namespace detail {
 /// --debug, the checked ndarray as it is.
 ///
 /// Only an element of two or more indices gains (a one-index offset needs no
-/// multiply): its offset is 32-bit multiply-adds, widened once for the
-/// address. The extents are 32-bit values LLVM cannot see through
-/// (narrow_extent_, an empty `asm` LLVM still shares between accesses):
-/// were they truncations of the 64-bit ones, LLVM would
-/// evaluate the whole offset in 64 bits and sign-extend it in the register,
-/// costlier than the plain 64-bit offset on a GPU.
+/// multiply): the offset of its row (every index but the last) is 32-bit
+/// multiply-adds, widened once for the address, and the last index is
+/// added to the pointer as it is, so that the elements of one row share an
+/// address and differ by constants (`in(i, j, k - 1)` and `in(i, j, k + 1)`
+/// one load apart, as in a CUDA kernel; in the 32-bit offset LLVM cannot
+/// tell that `k + 1` does not wrap around). The extents are 32-bit values
+/// LLVM cannot see through (narrow_extent_, an empty `asm` LLVM still
+/// shares between accesses): were they truncations of the 64-bit ones,
+/// LLVM would evaluate the whole offset in 64 bits and sign-extend it in
+/// the register, costlier than the plain 64-bit offset on a GPU.
 template <typename T, int Dims> struct narrow_ndarray_ : ndarray<T, Dims> {
   QD_DEVICE_FN narrow_ndarray_(const ndarray<T, Dims> &a)
       : ndarray<T, Dims>(a) {}
@@ -307,11 +311,12 @@ template <typename T, int Dims> struct narrow_ndarray_ : ndarray<T, Dims> {
     if constexpr (Dims < 2) {
       return ndarray<T, Dims>::operator()(is...);
     } else {
-      const int32_t idx[] = {int32_t(is)...};
-      int32_t flat = idx[0];
-      for (int d = 1; d < Dims; ++d)
-        flat = flat * narrow_extent_(int32_t(this->extent[d])) + idx[d];
-      return this->ptr[flat];
+      const int64_t idx[] = {int64_t(is)...};
+      int32_t row = int32_t(idx[0]);
+      for (int d = 1; d < Dims - 1; ++d)
+        row = row * narrow_extent_(int32_t(this->extent[d])) + int32_t(idx[d]);
+      row *= narrow_extent_(int32_t(this->extent[Dims - 1]));
+      return (this->ptr + idx[Dims - 1])[row];
     }
   }
 #endif
