@@ -629,12 +629,17 @@ private:
     static std::string name(llvm::StringRef What, size_t D) {
       return ("qd_" + What + std::to_string(D) + "_").str();
     }
-    /// The thread's place along D in its tile.
+    /// The thread's place along D in its tile. A block has as many threads
+    /// as its tile has places, so the outermost tiled dimension's needs no
+    /// remainder (one SASS instruction fewer: ptxas keeps the bit-field
+    /// extract).
     std::string place(size_t D) const {
       if (Tile[D] == 1)
         return "0u";
-      return "qd_thread_ / " + std::to_string(Inner[D]) + "u % " +
-             std::to_string(Tile[D]) + "u";
+      std::string Place = "qd_thread_ / " + std::to_string(Inner[D]) + "u";
+      if (Inner[D] * Tile[D] == Inner[0] * Tile[0])
+        return Place;
+      return Place + " % " + std::to_string(Tile[D]) + "u";
     }
     /// D's place from the range's beginning, in the iteration variable
     /// qd_i<D>_.
