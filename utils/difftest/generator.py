@@ -375,7 +375,11 @@ class Gen:
             return None
         fn = self.r.choice(fns)
         kids = [self.expr(t, sc, depth - 1) for _, t in fn.params]
-        return Expr(ty, f'{fn.name}({", ".join("{%d}" % i for i in range(len(kids)))})', kids)
+        # Each argument in parentheses: g++ 12 took `u(fn(T(x), U(x)))`
+        # after a `(` for a declaration of fn's parameters (two named x: an
+        # error; seed 40236), which no parameter declaration can begin with.
+        args = ", ".join("({%d})" % i for i in range(len(kids)))
+        return Expr(ty, f'{fn.name}({args})', kids)
 
     def readable(self, ty, sc):
         """Accesses whose elements (or components) give a value of type ty."""
