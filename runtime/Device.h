@@ -134,6 +134,10 @@ public:
   /// The most iterations a launch may have to run a task's latency
   /// version: fewer than the device can keep busy (0: never).
   virtual uint64_t getLatencyBound() const { return 0; }
+  /// The most blocks a tiled task's own entry gets (its spans' grid): a
+  /// launch of no more tiles gives each block one tile at most, which its
+  /// narrow entry runs without finding spans (0: never).
+  virtual uint64_t getTiledGridBlocks() const { return 0; }
   virtual void *getGlobal(Handle Module, const qdrt_field_desc &Field) = 0;
   /// Every copy of Field: one, or of a module in parts, one in each part
   /// that defines it for itself (the assert record); the first is

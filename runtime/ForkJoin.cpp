@@ -332,18 +332,21 @@ static void launchTasks(DeviceContext &DC, const qdrt_module_desc &Desc,
       return;
     }
     // A launch too small to fill the device runs the latency version; a
-    // tiled task, its narrow entry where the arguments allow (at any size
-    // where the task asks).
+    // tiled task, its narrow entry where the arguments allow: at any size
+    // where the task asks, else where the launch is that small or has no
+    // more tiles than its own entry would get blocks (each block would run
+    // one tile at most: LU's updates), not where the spans of tiles keep
+    // neighbouring tiles in one block (runtime.md).
     if (LM.LatencyFunctions[T] && Iterations[I] <= D.getLatencyBound()) {
       D.launch(LM.LatencyFunctions[T], Desc.tasks[T], Iterations[I], Args,
                K.arg_size, Stream);
       return;
     }
     uint32_t Grid[3];
-    if (LM.NarrowFunctions[T] &&
+    if (LM.NarrowFunctions[T] && Desc.tasks[T].narrow_grid(Args, Grid) &&
         ((Desc.tasks[T].flags & QDRT_TASK_NARROW_ALWAYS) ||
-         Iterations[I] <= D.getLatencyBound()) &&
-        Desc.tasks[T].narrow_grid(Args, Grid)) {
+         Iterations[I] <= D.getLatencyBound() ||
+         uint64_t(Grid[0]) * Grid[1] * Grid[2] <= D.getTiledGridBlocks())) {
       D.launch(LM.NarrowFunctions[T], Desc.tasks[T], Iterations[I], Args,
                K.arg_size, Stream, Grid);
       return;

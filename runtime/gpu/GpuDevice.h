@@ -432,6 +432,12 @@ public:
   uint64_t getLatencyBound() const override {
     return uint64_t(std::max(Gpu.Multiprocessors, 1)) * 1024;
   }
+  /// gridBlocks' ceiling for a tiled task.
+  uint64_t getTiledGridBlocks() const override {
+    return std::min(uint64_t(std::max(Gpu.Multiprocessors, 1)) *
+                        TiledBlocksPerMultiprocessor,
+                    MaxGridBlocks);
+  }
   /// The field's device address (global).
   void *getGlobal(Handle M, const qdrt_field_desc &F) override {
     return global(loaded(M).find(F.name), F);

@@ -40,6 +40,8 @@ struct MockState {
   /// What the devices' getLatencyBound answers (0: latency versions of
   /// tasks never run); set before the first launch.
   uint64_t LatencyBound = 0;
+  /// What the devices' getTiledGridBlocks answers.
+  uint64_t TiledGridBlocks = 0;
   /// Further copies of a global getGlobals finds, by name, as in a module
   /// in parts whose parts each define it (the assert record).
   std::map<std::string, std::vector<void *>> PartCopies;
@@ -88,6 +90,9 @@ public:
   Handle getLatencyFunction(Handle M, const qdrt_task_desc &T) override;
   Handle getNarrowFunction(Handle M, const qdrt_task_desc &T) override;
   uint64_t getLatencyBound() const override { return State->LatencyBound; }
+  uint64_t getTiledGridBlocks() const override {
+    return State->TiledGridBlocks;
+  }
   void *getGlobal(Handle M, const qdrt_field_desc &F) override;
   std::vector<void *> getGlobals(Handle M, const qdrt_field_desc &F) override;
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,

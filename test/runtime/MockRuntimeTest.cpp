@@ -118,6 +118,12 @@ TEST_F(MockRuntimeTest, ATiledTaskRunsItsNarrowEntryWhereTheArgumentsAllow) {
   NarrowAllowed = false;
   launch(M, K, {100, 1000, 1000});
   NarrowAllowed = true;
+  // A large launch whose tiles (3 x 4 x 5) are no more than the blocks its
+  // own entry would get: each block would run one tile at most.
+  State->TiledGridBlocks = 60;
+  launch(M, K, {1000, 0, 0});
+  State->TiledGridBlocks = 59;
+  launch(M, K, {1000, 0, 0});
   EXPECT_EQ(
       calls(),
       (Calls{"loadModule nar", "getFunction k_t0", "getFunction k_t0_nar",
@@ -126,7 +132,8 @@ TEST_F(MockRuntimeTest, ATiledTaskRunsItsNarrowEntryWhereTheArgumentsAllow) {
              "launch k_t1_nar n=1000 s0 grid=3x4x5", "launch k_t2 n=1000 s0",
              "launch k_t0_nar n=100 s0 grid=3x4x5", "launch k_t1_lat n=100 s0",
              "launch k_t2 n=100 s0", "launch k_t0 n=100 s0",
-             "launch k_t1 n=1000 s0", "launch k_t2 n=1000 s0"}));
+             "launch k_t1 n=1000 s0", "launch k_t2 n=1000 s0",
+             "launch k_t0_nar n=1000 s0 grid=3x4x5", "launch k_t0 n=1000 s0"}));
 }
 
 TEST_F(MockRuntimeTest, ModuleLoadReservesTheLargestGroupCount) {
