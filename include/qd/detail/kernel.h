@@ -296,14 +296,23 @@ namespace detail {
 /// address and differ by constants (`in(i, j, k - 1)` and `in(i, j, k + 1)`
 /// one load apart, as in a CUDA kernel; in the 32-bit offset LLVM cannot
 /// tell that `k + 1` does not wrap around). The extents are 32-bit values
-/// LLVM cannot see through (narrow_extent_, an empty `asm` LLVM still
-/// shares between accesses): were they truncations of the 64-bit ones,
-/// LLVM would evaluate the whole offset in 64 bits and sign-extend it in
-/// the register, costlier than the plain 64-bit offset on a GPU.
+/// LLVM cannot see through (narrow_extent_, an empty `asm`): were they
+/// truncations of the 64-bit ones, LLVM would evaluate the whole offset in
+/// 64 bits and sign-extend it in the register, costlier than the plain
+/// 64-bit offset on a GPU. They are taken once, when the entry binds its
+/// parameter, before any loop of the body: an `asm` is convergent in CUDA
+/// code, and LLVM neither hoists one out of a loop nor unrolls a loop
+/// holding one (a matrix product's inner loop).
 template <typename T, int Dims> struct narrow_ndarray_ : ndarray<T, Dims> {
+#ifdef QD_DEBUG
   QD_DEVICE_FN narrow_ndarray_(const ndarray<T, Dims> &a)
       : ndarray<T, Dims>(a) {}
-#ifndef QD_DEBUG
+#else
+  QD_DEVICE_FN narrow_ndarray_(const ndarray<T, Dims> &a)
+      : ndarray<T, Dims>(a) {
+    for (int d = 0; d < Dims; ++d)
+      narrow_extent[d] = narrow_extent_(int32_t(a.extent[d]));
+  }
   using ndarray<T, Dims>::operator();
   template <typename... Is> QD_DEVICE_FN T &operator()(Is... is) const {
     static_assert(sizeof...(Is) == Dims,
@@ -314,15 +323,16 @@ template <typename T, int Dims> struct narrow_ndarray_ : ndarray<T, Dims> {
       const int64_t idx[] = {int64_t(is)...};
       int32_t row = int32_t(idx[0]);
       for (int d = 1; d < Dims - 1; ++d)
-        row = row * narrow_extent_(int32_t(this->extent[d])) + int32_t(idx[d]);
-      row *= narrow_extent_(int32_t(this->extent[Dims - 1]));
+        row = row * narrow_extent[d] + int32_t(idx[d]);
+      row *= narrow_extent[Dims - 1];
       return (this->ptr + idx[Dims - 1])[row];
     }
   }
+
+private:
+  int32_t narrow_extent[Dims];
 #endif
 };
-static_assert(sizeof(narrow_ndarray_<float, 3>) == sizeof(ndarray<float, 3>),
-              "the narrow entry's ndarray is the ndarray, as the user sees it");
 } // namespace detail
 
 // Ranges in device code: a `qd::range`/`qd::ndrange` loop nested in a loop
