@@ -23,6 +23,7 @@
 #include "LatencyVersions.h"
 #include "Names.h"
 #include "OptimizationLimit.h"
+#include "StridedAddresses.h"
 #include "TargetHooks.h"
 
 #include "qdc/CodeGen/CodeGen.h"
@@ -215,11 +216,15 @@ static void printSummary(const clang::DiagnosticConsumer &Client,
 /// qdc's passes at the start of LLVM's pipeline: in a device image, its
 /// kernels marked by calling convention before any pass (KernelMarks.h) and
 /// its functions other than kernels made local (DeviceLinkage.h); then the
-/// optimization limit (OptimizationLimit.h).
+/// optimization limit (OptimizationLimit.h). In the middle, before the loop
+/// unroller, a device image's strided addresses become pointers stepped by
+/// their stride (StridedAddresses.h).
 static void addQdcPasses(clang::CodeGenOptions &Opts, bool Device) {
   Opts.PassBuilderCallbacks.push_back([Device](llvm::PassBuilder &PB) {
-    if (Device)
+    if (Device) {
       addKernelMarks(PB);
+      addStridedAddresses(PB);
+    }
     PB.registerPipelineStartEPCallback(
         [Device](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
           if (Device) {

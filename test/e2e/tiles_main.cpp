@@ -146,5 +146,39 @@ int main() {
     C.all("random in shifted tiles", Tiled.to_vector(),
           [&](size_t K) { return P[K]; });
   }
+  for (auto [Rows, Inner, Cols, K0] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t>{37, 45, 70, 3},
+        {64, 96, 64, 0},
+        {5, 1, 300, 0},
+        {1030, 17, 9, 16}}) {
+    qd::Ndarray<int64_t, 2> A({Rows, Inner}), B({Inner, Cols}),
+        Out({Rows, Cols});
+    std::vector<int64_t> AV(size_t(Rows * Inner)), BV(size_t(Inner * Cols));
+    for (size_t K = 0; K < AV.size(); ++K)
+      AV[K] = int64_t(K % 13) - 6;
+    for (size_t K = 0; K < BV.size(); ++K)
+      BV[K] = int64_t(K % 11) * 3 - 7;
+    A.copy_from(AV);
+    B.copy_from(BV);
+    Out.fill(-1);
+    tiles::column_walks(Out, A, B, K0);
+    C.all("column_walks", Out.to_vector(), [&](size_t K) {
+      int64_t I = int64_t(K) / Cols, J = int64_t(K) % Cols, Acc = 0;
+      for (int64_t L = K0; L < Inner; ++L)
+        Acc += AV[size_t(I * Inner + L)] * BV[size_t(L * Cols + J)];
+      for (int64_t L = Inner - 1; L >= 0; --L)
+        Acc -= BV[size_t(L * Cols + J)] * (I + 1);
+      return Acc;
+    });
+  }
+  {
+    const int64_t Rows = 300, Cols = 7;
+    qd::Ndarray<int64_t, 2> T({Rows, Cols});
+    T.fill(-1);
+    tiles::write_columns(T);
+    C.all("write_columns", T.to_vector(), [&](size_t K) {
+      return int64_t(K) / Cols * 1000 + int64_t(K) % Cols;
+    });
+  }
   return C.finish();
 }
