@@ -49,6 +49,7 @@ FEATURES = {
     'noalias': True,       # QD_NOALIAS kernels, __restrict__ pointers (arrays are distinct)
     'if_chains': True,     # `if`/`else if` chains 8-30 deep: a warp's lanes part ways
     'ladders': True,       # chains of 15-35 QD_FUNCs that return early, called from expressions
+    'column_walks': True,  # a serial loop down an ndarray's column (a pointer stepped by a row)
     # Once broken, now fixed (each has a regression test in test/e2e/trust.qd):
     'param_writes': True,     # writes to scalar parameters at the top level
     'pointer_hoist': True,    # pointer reads in top-level locals and ranges
@@ -582,6 +583,11 @@ class Gen:
             elif k == 6 and sc.reductions:
                 red = self.reduction(s, depth)
                 out += red if isinstance(red, list) else [red]
+            elif k == 7 and self.f['column_walks'] and self.walkable(sc) and \
+                    self.chance(0.3):
+                walk = self.column_walk(s, depth)
+                out += walk
+                locals_.append((walk[0].name, walk[0].ty))
             elif k == 7 and self.f['nested'] and nest < 2:
                 out.append(self.nested_loop(s, depth, nest))
             elif k == 8 and self.f['if_chains'] and nest < 2 and self.chance(0.15):
@@ -612,6 +618,40 @@ class Gen:
             after = self.body(sc, 1, 1, nest + 1) if self.chance(0.5) else []
             node = [If(cond, self.body(sc, 1, 1, nest + 1), node + after)]
         return node[0]
+
+    @staticmethod
+    def walkable(sc):
+        """Read-only ndarrays of two or three dimensions and scalar
+        elements, whose extents are known only when the kernel runs."""
+        return [a for a in sc.accesses
+                if a.array.kind == 'host' and not a.linear and not a.writable
+                and not a.fixed and len(a.array.shape) >= 2
+                and a.array.elem not in VEC_TYPES and a.array.elem != 'bool'
+                and a not in sc.atomics]
+
+    def column_walk(self, sc, depth):
+        """`t = 0; for (k = 0 or last; ...) t = t + x(k, c...);`: a local
+        summed down a column of an ndarray, forwards or backwards, whose
+        address steps by a row's length (StridedAddresses.cpp on NVIDIA
+        GPUs)."""
+        a = self.r.choice(self.walkable(sc))
+        ty = a.array.elem
+        t, k = self.name('t'), self.name('k')
+        cols = [self.index(n, sc, min(depth, 1)) for n in a.array.shape[1:]]
+        holes = ', '.join('{%d}' % (i + 1) for i in range(len(cols)))
+        if is_int(ty):
+            w = wide_unsigned(ty)
+            value = Expr(ty, f'{ty}({w}({{0}}) + {w}({a.ref}({k}, {holes})))',
+                         [leaf(ty, t)] + cols, fixed=True)
+        else:
+            value = self.bounded(ty, Expr(ty, f'{{0}} + {a.ref}({k}, {holes})',
+                                          [leaf(ty, t)] + cols, fixed=True))
+        if self.chance(0.5):
+            head = f'for (int64_t {k} = 0; {k} < {a.ref}.shape(0); ++{k})'
+        else:
+            head = f'for (int64_t {k} = {a.ref}.shape(0) - 1; {k} >= 0; --{k})'
+        return [Decl(ty, t, leaf(ty, self.literal(ty))),
+                Loop(head, [], [Assign(leaf(ty, t, fixed=True), value)])]
 
     def nested_loop(self, sc, depth, nest):
         v = self.name('j')
