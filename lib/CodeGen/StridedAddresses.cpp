@@ -225,6 +225,8 @@ public:
         !llvm::Triple(F.getParent()->getTargetTriple()).isNVPTX())
       return llvm::PreservedAnalyses::all();
     llvm::LoopInfo &LI = FAM.getResult<llvm::LoopAnalysis>(F);
+    if (LI.empty())
+      return llvm::PreservedAnalyses::all();
     llvm::ScalarEvolution &SE = FAM.getResult<llvm::ScalarEvolutionAnalysis>(F);
     bool Changed = false;
     for (llvm::Loop *L : LI.getLoopsInPreorder())
