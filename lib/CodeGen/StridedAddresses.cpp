@@ -227,11 +227,8 @@ public:
     llvm::LoopInfo &LI = FAM.getResult<llvm::LoopAnalysis>(F);
     if (LI.empty())
       return llvm::PreservedAnalyses::all();
-    llvm::ScalarEvolution &SE = FAM.getResult<llvm::ScalarEvolutionAnalysis>(F);
-    bool Changed = false;
-    for (llvm::Loop *L : LI.getLoopsInPreorder())
-      if (L->isInnermost())
-        Changed |= rewriteLoop(*L, SE, F.getParent()->getDataLayout());
+    bool Changed = rewriteStridedAddresses(
+        F, LI, FAM.getResult<llvm::ScalarEvolutionAnalysis>(F));
     if (!Changed)
       return llvm::PreservedAnalyses::all();
     // New instructions and phis; no new blocks or edges.
@@ -243,6 +240,16 @@ public:
 };
 
 } // namespace
+
+bool qdc::codegen::rewriteStridedAddresses(llvm::Function &F,
+                                           llvm::LoopInfo &LI,
+                                           llvm::ScalarEvolution &SE) {
+  bool Changed = false;
+  for (llvm::Loop *L : LI.getLoopsInPreorder())
+    if (L->isInnermost())
+      Changed |= rewriteLoop(*L, SE, F.getParent()->getDataLayout());
+  return Changed;
+}
 
 void qdc::codegen::addStridedAddresses(llvm::PassBuilder &PB) {
   PB.registerVectorizerStartEPCallback(

@@ -23,7 +23,10 @@
 #define QDC_LIB_CODEGEN_STRIDEDADDRESSES_H
 
 namespace llvm {
+class Function;
+class LoopInfo;
 class PassBuilder;
+class ScalarEvolution;
 } // namespace llvm
 
 namespace qdc::codegen {
@@ -31,6 +34,11 @@ namespace qdc::codegen {
 /// At most this many strided pointers are added to one loop: each holds a
 /// register for the whole loop.
 constexpr unsigned MaxStridedPointersPerLoop = 4;
+
+/// Rewrites F's strided addresses (the pass's work on one function, for any
+/// target). True when F changed.
+bool rewriteStridedAddresses(llvm::Function &F, llvm::LoopInfo &LI,
+                             llvm::ScalarEvolution &SE);
 
 /// Has PB's pipeline run the pass on NVIDIA GPU code, before the loop
 /// unroller and the vectorizer (LLVM's "vectorizer start" point).
