@@ -4,23 +4,23 @@
 // See LICENSE for license information.
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// A function pass over innermost loops in loop-simplify form. A load's or
-// store's address is taken when it is computed inside the loop by a
-// multiply of two values neither of which is a constant, and scalar
-// evolution finds it an affine recurrence of that loop with a loop-invariant
-// step that is not a constant: {start, +, step}. SCEVExpander, out of its
-// canonical mode, expands such a recurrence literally: a pointer phi in the
-// loop's header that starts at `start` (computed in the preheader) and adds
-// `step` (computed once, in the preheader) at the latch. The address is
-// the same in every iteration, as wrapping 64-bit arithmetic gives it; the
+// A function pass over innermost loops with a preheader and one latch. A
+// load's or store's address is taken when its index is computed inside the
+// loop by a multiply of a counter stepping by one (forwards or backwards)
+// and a loop-invariant value that is not a constant, and scalar evolution
+// finds the address an affine recurrence of that loop with a
+// loop-invariant step: {start, +, step}. The address becomes a pointer phi
+// in the loop's header: it starts at the first iteration's address (the
+// address's instructions copied to the preheader, the header's phis taken
+// at their entry values; none that may trap) and adds `step` (expanded
+// once, in the preheader, by SCEVExpander) at the latch. The address is the
+// same in every iteration, as wrapping 64-bit arithmetic gives it; the
 // multiply goes when nothing else uses it.
-//
 //===----------------------------------------------------------------------===//
 
 #include "StridedAddresses.h"
 
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
