@@ -35,27 +35,32 @@ using namespace qdc::codegen;
 
 namespace {
 
-/// A module of one function @f: a loop over k from 0 to %n stepping by
-/// Step, summing loads at the addresses Body computes (it defines %v).
-std::string loopModule(const std::string &Step, const std::string &Body) {
+/// A module of one function @f: a loop over k in [0, %n) stepping by
+/// Step (from %n - 1 down when Step is negative), summing loads at the
+/// addresses Body computes (it defines %v).
+std::string loopModule(int Step, const std::string &Body) {
+  bool Down = Step < 0;
   return R"(
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 define float @f(ptr %a, ptr %b, ptr %c, ptr %d, ptr %e, i64 %n, i64 %j,
                 i64 %q) {
 entry:
+  %top = add nsw i64 %n, -1
   %some = icmp sgt i64 %n, 0
   br i1 %some, label %pre, label %exit
 pre:
   br label %loop
 loop:
-  %k = phi i64 [ 0, %pre ], [ %k.next, %loop ]
+  %k = phi i64 [ )" +
+         std::string(Down ? "%top" : "0") + R"(, %pre ], [ %k.next, %loop ]
   %acc = phi float [ 0.0, %pre ], [ %acc.next, %loop ]
 )" + Body +
          R"(
   %acc.next = fadd float %acc, %v
   %k.next = add nsw i64 %k, )" +
-         Step + R"(
-  %done = icmp sge i64 %k.next, %n
+         std::to_string(Step) + R"(
+  %done = icmp )" +
+         std::string(Down ? "slt i64 %k.next, 0" : "sge i64 %k.next, %n") + R"(
   br i1 %done, label %last, label %loop
 last:
   br label %exit
@@ -63,6 +68,15 @@ exit:
   %r = phi float [ 0.0, %entry ], [ %acc.next, %last ]
   ret float %r
 }
+)";
+}
+
+/// The body of @f's loop that reads b(k, j) of rows of Row elements.
+std::string walk(const std::string &Row) {
+  return "  %row = mul nsw i64 %k, " + Row + R"(
+  %idx = add nsw i64 %row, %j
+  %p = getelementptr float, ptr %b, i64 %idx
+  %v = load float, ptr %p
 )";
 }
 
@@ -114,12 +128,7 @@ struct Rewrite {
 };
 
 TEST(StridedAddressesTest, AColumnWalkStepsAPointer) {
-  Rewrite R(loopModule("1", R"(
-  %row = mul nsw i64 %k, %n
-  %idx = add nsw i64 %row, %j
-  %p = getelementptr float, ptr %b, i64 %idx
-  %v = load float, ptr %p
-)"));
+  Rewrite R(loopModule(1, walk("%n")));
   EXPECT_TRUE(R.Changed);
   EXPECT_EQ(R.steppedLoads(), 1u);
   EXPECT_EQ(R.multipliesInLoop(), 0u);
@@ -131,33 +140,7 @@ TEST(StridedAddressesTest, AColumnWalkStepsAPointer) {
 }
 
 TEST(StridedAddressesTest, ABackwardWalkStepsAPointerToo) {
-  Rewrite R(R"(
-target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
-define float @f(ptr %b, i64 %n, i64 %j) {
-entry:
-  %top = add nsw i64 %n, -1
-  %some = icmp sgt i64 %n, 0
-  br i1 %some, label %pre, label %exit
-pre:
-  br label %loop
-loop:
-  %k = phi i64 [ %top, %pre ], [ %k.next, %loop ]
-  %acc = phi float [ 0.0, %pre ], [ %acc.next, %loop ]
-  %row = mul nsw i64 %k, %n
-  %idx = add nsw i64 %row, %j
-  %p = getelementptr float, ptr %b, i64 %idx
-  %v = load float, ptr %p
-  %acc.next = fadd float %acc, %v
-  %k.next = add nsw i64 %k, -1
-  %done = icmp slt i64 %k.next, 0
-  br i1 %done, label %last, label %loop
-last:
-  br label %exit
-exit:
-  %r = phi float [ 0.0, %entry ], [ %acc.next, %last ]
-  ret float %r
-}
-)");
+  Rewrite R(loopModule(-1, walk("%n")));
   EXPECT_TRUE(R.Changed);
   EXPECT_EQ(R.steppedLoads(), 1u);
   EXPECT_EQ(R.multipliesInLoop(), 0u);
@@ -165,23 +148,13 @@ exit:
 
 TEST(StridedAddressesTest, ACounterSteppingByATileIsLeftAlone) {
   // qdc's tile loops step by the tile's height: a few iterations a thread.
-  Rewrite R(loopModule("8", R"(
-  %row = mul nsw i64 %k, %n
-  %idx = add nsw i64 %row, %j
-  %p = getelementptr float, ptr %b, i64 %idx
-  %v = load float, ptr %p
-)"));
+  Rewrite R(loopModule(8, walk("%n")));
   EXPECT_FALSE(R.Changed);
   EXPECT_EQ(R.multipliesInLoop(), 1u);
 }
 
 TEST(StridedAddressesTest, AConstantStrideIsLeftToLLVM) {
-  Rewrite R(loopModule("1", R"(
-  %row = mul nsw i64 %k, 16
-  %idx = add nsw i64 %row, %j
-  %p = getelementptr float, ptr %b, i64 %idx
-  %v = load float, ptr %p
-)"));
+  Rewrite R(loopModule(1, walk("16")));
   EXPECT_FALSE(R.Changed);
   EXPECT_EQ(R.steppedLoads(), 0u);
 }
@@ -189,7 +162,7 @@ TEST(StridedAddressesTest, AConstantStrideIsLeftToLLVM) {
 TEST(StridedAddressesTest, AStartThatDividesLeavesNothingBehind) {
   // The column j / q is loop-invariant but computed in the loop: copying
   // the division before the loop could trap where the loop never runs.
-  Rewrite R(loopModule("1", R"(
+  Rewrite R(loopModule(1, R"(
   %col = udiv i64 %j, %q
   %row = mul nsw i64 %k, %n
   %idx = add nsw i64 %row, %col
@@ -214,7 +187,7 @@ TEST(StridedAddressesTest, AtMostFourPointersALoop) {
   }
   Body += "  %s1 = fadd float %v0, %v1\n  %s2 = fadd float %s1, %v2\n"
           "  %s3 = fadd float %s2, %v3\n  %v = fadd float %s3, %v4\n";
-  Rewrite R(loopModule("1", Body));
+  Rewrite R(loopModule(1, Body));
   EXPECT_TRUE(R.Changed);
   EXPECT_EQ(R.steppedLoads(), MaxStridedPointersPerLoop);
 }
