@@ -428,7 +428,10 @@ void qd::rt::nameKernel(qdrt_assert_record &R, const qdrt_module_desc &Desc) {
   for (uint32_t K = 0; K < Desc.num_kernels; ++K) {
     const qdrt_kernel_desc &KD = Desc.kernels[K];
     for (uint32_t T = KD.first_task; T < KD.first_task + KD.num_tasks; ++T)
-      if (isTaskName(F, Desc.tasks[T].name)) {
+      if (isTaskName(F, Desc.tasks[T].name) ||
+          // A check failed in the task's latency version or narrow entry.
+          (Desc.tasks[T].latency_name && F == Desc.tasks[T].latency_name) ||
+          (Desc.tasks[T].narrow_name && F == Desc.tasks[T].narrow_name)) {
         std::snprintf(R.function, sizeof(R.function), "%s", KD.name);
         return;
       }

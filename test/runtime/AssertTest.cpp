@@ -23,8 +23,8 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
-#include <mutex>
 #include <functional>
+#include <mutex>
 #include <thread>
 
 using namespace qd;
@@ -100,7 +100,8 @@ TEST(AssertTest, EachCpuThreadSeesItsOwnFailureOnly) {
         std::string E = errorOf([&] { S.synchronize(); });
         if (E.empty())
           ++FailingSawNone;
-        else if (!contains(E, "qd::Stream::synchronize: QD_ASSERT failed in '") ||
+        else if (!contains(E,
+                           "qd::Stream::synchronize: QD_ASSERT failed in '") ||
                  !contains(E, "AssertKernels.cpp:") ||
                  !contains(E, ": i < A.limit: i is below the limit"))
           ++WrongMessage, AMessage = E;
@@ -124,8 +125,8 @@ TEST(AssertTest, ACpuFailureWaitsForItsStreamAndIsRaisedOnce) {
   qd::reset();
   qd::init(Arch::cpu);
   TestModule TM("asserts_once");
-  uint32_t K = TM.addKernel("k", {{0, qdrt_test_below}},
-                            sizeof(qdrt_test_below_args));
+  uint32_t K =
+      TM.addKernel("k", {{0, qdrt_test_below}}, sizeof(qdrt_test_below_args));
   TM.setAssertRecord(qdrt_test_module_record());
   qdrt_module *M = TM.registered();
   std::vector<int32_t> Out(64);
@@ -136,16 +137,17 @@ TEST(AssertTest, ACpuFailureWaitsForItsStreamAndIsRaisedOnce) {
   EXPECT_EQ(errorOf([] { qd::sync(); }), "");
   launch(M, K, {64}, &Good, &A);
   EXPECT_TRUE(contains(errorOf([&] { A.synchronize(); }),
-                  "qd::Stream::synchronize: QD_ASSERT failed in"));
+                       "qd::Stream::synchronize: QD_ASSERT failed in"));
   EXPECT_EQ(errorOf([&] { A.synchronize(); }), "");
   // The default stream's own failure is qd::sync's.
   launch(M, K, {64}, &Bad);
   EXPECT_EQ(errorOf([&] { A.synchronize(); }), "");
-  EXPECT_TRUE(contains(errorOf([] { qd::sync(); }), "qd::sync: QD_ASSERT failed"));
+  EXPECT_TRUE(
+      contains(errorOf([] { qd::sync(); }), "qd::sync: QD_ASSERT failed"));
   // Destroying a stream reports its failure, and forgets it.
   launch(M, K, {64}, &Bad, &B);
   EXPECT_TRUE(contains(errorOf([&] { B.destroy(); }),
-                  "qd::Stream::destroy: QD_ASSERT failed"));
+                       "qd::Stream::destroy: QD_ASSERT failed"));
   qd::reset();
 }
 
@@ -233,6 +235,32 @@ TEST_F(MockAssertTest, AFailureIsRaisedOnTheStreamsThatLaunchedTheModule) {
   fail();
   EXPECT_EQ(Sync(S1), "");
   EXPECT_EQ(errorOf([&] { S3.destroy(); }), message("qd::Stream::destroy"));
+}
+
+TEST_F(MockAssertTest, AFailureInALatencyVersionOrNarrowEntryNamesItsKernel) {
+  // The entries a task may run besides its own (`<task>_lat`, `<task>_nar`)
+  // are named by the kernel, as the task's own is.
+  TestModule Versions{"gpu_versions"};
+  qdrt_assert_record VersionRecord{};
+  Versions.setAssertRecord(&VersionRecord);
+  TestTask Task;
+  Task.Latency = "w_t0_lat";
+  Task.Narrow = "w_t0_nar";
+  uint32_t W = Versions.addKernel("w", {Task});
+  qdrt_module *VM = Versions.registered();
+  for (const char *Entry :
+       {"w_t0_lat", "w_t0_nar", "void w_t0_nar(w_qd_args, uint64_t)"}) {
+    launch(VM, W, {8});
+    VersionRecord = qdrt_assert_record{};
+    VersionRecord.failed = 1;
+    VersionRecord.line = 3;
+    std::strcpy(VersionRecord.function, Entry);
+    std::strcpy(VersionRecord.file, "w.qd");
+    std::strcpy(VersionRecord.text, "y < 1");
+    EXPECT_EQ(errorOf([] { qd::sync(); }),
+              "qd::sync: QD_ASSERT failed in 'w' at w.qd:3: y < 1")
+        << Entry;
+  }
 }
 
 TEST_F(MockAssertTest, EachPartsRecordIsReadAndAllAreCleared) {
