@@ -302,8 +302,10 @@ private:
     std::string Out;
     for (const LocalVar &V : S.Vars) {
       if (!V.AfterName.isValid()) {
-        if (V.RecordType)
-          Out += "  " + V.Name + " = " + V.Type + "();\n";
+        // Value-initialized: each call starts from zero, not from what
+        // the call before left in the scalar block.
+        Out += "  " + V.Name + " = " + (V.RecordType ? V.Type + "()" : "{}") +
+               ";\n";
         continue;
       }
       Out += Src.lineDirective(V.AfterName.Begin - V.Name.size()) + V.Name;

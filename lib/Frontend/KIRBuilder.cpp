@@ -624,17 +624,23 @@ private:
 
   /// The bits of V's initial value when its initializer is a constant
   /// expression of a 4- or 8-byte integer or floating-point type: what a
-  /// GPU's scalar block holds once V is set (getScalarFills).
+  /// GPU's scalar block holds once V is set (getScalarFills). Without an
+  /// initializer, zero: a kernel scalar starts each call value-initialized
+  /// (language.md), not with what the call before left in the block.
   std::optional<uint64_t> getConstantBits(const clang::VarDecl *V) const {
     const clang::Expr *Init = V->getInit();
     clang::QualType T = V->getType();
-    if (!Init || V->isStaticLocal() || T->isReferenceType() ||
+    if (V->isStaticLocal() || T->isReferenceType() ||
         !(T->isIntegerType() || T->isRealFloatingType()) ||
-        Init->isValueDependent())
+        (Init && Init->isValueDependent()))
       return std::nullopt;
     uint64_t Bits = Ctx.getTypeSize(T);
+    if (Bits != 32 && Bits != 64)
+      return std::nullopt;
+    if (!Init)
+      return 0;
     clang::APValue Value;
-    if ((Bits != 32 && Bits != 64) || !Init->isCXX11ConstantExpr(Ctx, &Value))
+    if (!Init->isCXX11ConstantExpr(Ctx, &Value))
       return std::nullopt;
     llvm::APInt Raw;
     if (Value.isInt())

@@ -138,5 +138,15 @@ int main() {
     C.all(("constant_scalars n=" + std::to_string(N)).c_str(),
           trust::const_out.to_vector(), [&](size_t I) { return Want[I]; });
   }
+  {
+    qd::Ndarray<float, 1> X({10});
+    X.fill(1.0f);
+    for (int Call = 0; Call < 3; ++Call) {
+      C.that("uninitialized_sum starts at zero each call",
+             trust::uninitialized_sum(X) == 10.0f);
+      C.that("uninitialized_count starts at zero, its pointer null",
+             trust::uninitialized_count(5000) == 5000);
+    }
+  }
   return C.finish();
 }
