@@ -154,7 +154,8 @@ struct LocalVar {
   bool Recomputable = false;
   /// The bits of its initial value (little-endian, as the scalar block
   /// stores it) when its initializer is a constant expression of a 4- or
-  /// 8-byte integer or floating-point type (`float s = 0;`).
+  /// 8-byte integer or floating-point type (`float s = 0;`), or zero when
+  /// such a local has no initializer (`float s;` starts each call at zero).
   std::optional<uint64_t> ConstantBits;
   bool Const = false;   ///< const-qualified or constexpr
   bool Written = false; ///< used other than as a plain read
