@@ -146,12 +146,23 @@ public:
                                          const qdrt_field_desc &Field) {
     return {getGlobal(Module, Field)};
   }
+  /// Whether the code loaded for Function, an entry of a task flagged
+  /// QDRT_TASK_GRID_WAIT, begins with that wait: a launch of it may then
+  /// start before the kernel ahead of it on its stream has ended (NVIDIA
+  /// GPUs of compute capability 9.0 and later, code compiled for them).
+  virtual bool waitsForGrids(Handle Function) const {
+    (void)Function;
+    return false;
+  }
   /// Enqueues one task over [0, Iterations) on Stream: on the grid Grid
   /// gives (x, y, z blocks: a narrow entry's, qdrt_task_desc::narrow_grid),
-  /// or where it is null on the one the device picks.
+  /// or where it is null on the one the device picks. Overlap: Function
+  /// waits for the grids before it (waitsForGrids), so its launch may
+  /// overlap the end of the kernel ahead of it.
   virtual void launch(Handle Function, const qdrt_task_desc &Task,
                       uint64_t Iterations, const void *Args, size_t ArgSize,
-                      Handle Stream, const uint32_t *Grid = nullptr) = 0;
+                      Handle Stream, const uint32_t *Grid = nullptr,
+                      bool Overlap = false) = 0;
 
   /// Makes P's Bytes of host memory (whole pages) fast to copy to and from
   /// every device: page-locked on GPUs (registered with the driver, for

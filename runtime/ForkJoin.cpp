@@ -339,7 +339,7 @@ static void launchTasks(DeviceContext &DC, const qdrt_module_desc &Desc,
     // neighbouring tiles in one block (runtime.md).
     if (LM.LatencyFunctions[T] && Iterations[I] <= D.getLatencyBound()) {
       D.launch(LM.LatencyFunctions[T], Desc.tasks[T], Iterations[I], Args,
-               K.arg_size, Stream);
+               K.arg_size, Stream, nullptr, LM.Overlaps[T]);
       return;
     }
     uint32_t Grid[3];
@@ -348,11 +348,11 @@ static void launchTasks(DeviceContext &DC, const qdrt_module_desc &Desc,
          Iterations[I] <= D.getLatencyBound() ||
          uint64_t(Grid[0]) * Grid[1] * Grid[2] <= D.getTiledGridBlocks())) {
       D.launch(LM.NarrowFunctions[T], Desc.tasks[T], Iterations[I], Args,
-               K.arg_size, Stream, Grid);
+               K.arg_size, Stream, Grid, LM.Overlaps[T]);
       return;
     }
     D.launch(LM.Functions[T], Desc.tasks[T], Iterations[I], Args, K.arg_size,
-             Stream);
+             Stream, nullptr, LM.Overlaps[T]);
   };
 
   if (K.num_groups == 0) {

@@ -349,8 +349,9 @@ void Runtime::unregisterHost(void *P, int Ordinal) {
 
 /// QD_NARROW=0 runs every tiled task's own entry, never its narrow one
 /// (runtime.md): a check, or the comparison of the two.
-static bool narrowEntriesAllowed() {
-  const char *Env = std::getenv("QD_NARROW");
+/// Whether the environment variable Name is unset or anything but "0".
+static bool allowedBy(const char *Name) {
+  const char *Env = std::getenv(Name);
   return !Env || std::strcmp(Env, "0") != 0;
 }
 
@@ -371,10 +372,17 @@ LoadedModule &DeviceContext::load(qdrt_module &M) {
               : nullptr);
       LM->NarrowFunctions.push_back(
           Desc.tasks[T].narrow_name && Desc.tasks[T].narrow_grid &&
-                  narrowEntriesAllowed()
+                  allowedBy("QD_NARROW")
               ? D->getNarrowFunction(LM->Native, Desc.tasks[T])
               : nullptr);
     }
+    // The code the device chose for a module is of one architecture: all
+    // of a task's entries wait for grids, or none.
+    const bool Overlap = allowedBy("QD_GRID_OVERLAP");
+    for (uint32_t T = 0; T < Desc.num_tasks; ++T)
+      LM->Overlaps.push_back(Overlap &&
+                             (Desc.tasks[T].flags & QDRT_TASK_GRID_WAIT) &&
+                             D->waitsForGrids(LM->Functions[T]));
     for (uint32_t F = 0; F < Desc.num_fields; ++F)
       LM->Fields.push_back(D->getGlobal(LM->Native, Desc.fields[F]));
     if (Desc.assert_record) {

@@ -52,6 +52,9 @@ struct LoadedModule {
   std::vector<Handle> LatencyFunctions;
   /// One per task: its narrow entry, or null.
   std::vector<Handle> NarrowFunctions;
+  /// One per task: its entries wait for the grids before them
+  /// (Device::waitsForGrids), so their launches may overlap those grids.
+  std::vector<char> Overlaps;
   std::vector<void *> Fields;   ///< one per field
   void *AssertRecord = nullptr; ///< its qdrt_assert_record, if it has one
   /// Every copy of the record: AssertRecord, and in a module in parts, each

@@ -123,7 +123,7 @@ typedef struct qdrt_task_desc {
    * where there are too few threads to hide their latency).
    */
   const char *latency_name;
-  uint32_t flags; /**< QDRT_TASK_TILED, QDRT_TASK_NARROW_ALWAYS, or 0 */
+  uint32_t flags; /**< QDRT_TASK_* flags, or 0 */
   /**
    * A serial task that only sets kernel scalars to constants: those
    * values, which the runtime writes into the scalar block in the stream's
@@ -159,6 +159,15 @@ typedef struct qdrt_task_desc {
  * span of tiles is one tile and finding it costs more than the tile.
  */
 #define QDRT_TASK_NARROW_ALWAYS 2u
+
+/**
+ * The task's entries (its own, its latency version's and its narrow
+ * entry's) begin by waiting for the grids before them on their stream
+ * (PTX's griddepcontrol.wait) where they were compiled for NVIDIA GPUs of
+ * compute capability 9.0 or later: the runtime may launch them there so
+ * that their launch overlaps the end of the kernel before them.
+ */
+#define QDRT_TASK_GRID_WAIT 4u
 
 /** The flag of a do_while loop is a field (flag_field), not a parameter. */
 #define QDRT_FLAG_IN_ARGS UINT32_MAX

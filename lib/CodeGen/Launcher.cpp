@@ -100,10 +100,7 @@ private:
            << (WithDevice && names::hasLatencyEntry(Tk)
                    ? "\"" + names::latencyEntry(Tk) + "\""
                    : std::string("nullptr"))
-           << (Tk.BlockShape.empty() ? ""
-               : WithDevice && names::runsNarrowAlways(K, Tk)
-                   ? ", .flags = QDRT_TASK_TILED | QDRT_TASK_NARROW_ALWAYS"
-                   : ", .flags = QDRT_TASK_TILED")
+           << getFlagsField(K, Tk, WithDevice)
            << getFillsField(Fills, Index++)
            << (WithDevice && names::hasNarrowEntry(K, Tk)
                    ? ", .narrow_name = \"" + names::narrowEntry(Tk) +
@@ -113,6 +110,23 @@ private:
                    : std::string())
            << "},\n";
     OS << "};\n";
+  }
+
+  /// The task's `.flags`, or nothing where it has none.
+  static std::string getFlagsField(const Kernel &K, const Task &Tk,
+                                   bool WithDevice) {
+    std::string Flags;
+    auto Add = [&](llvm::StringRef Flag) {
+      Flags += (Flags.empty() ? ", .flags = " : " | ") + Flag.str();
+    };
+    if (!Tk.BlockShape.empty())
+      Add("QDRT_TASK_TILED");
+    if (WithDevice && names::runsNarrowAlways(K, Tk))
+      Add("QDRT_TASK_NARROW_ALWAYS");
+    // Every GPU entry starts with QD_GRID_WAIT_ (GpuHooks::emitEntry).
+    if (WithDevice)
+      Add("QDRT_TASK_GRID_WAIT");
+    return Flags;
   }
 
   /// The scalar fills of each serial task that only sets kernel scalars to

@@ -205,8 +205,9 @@ public:
   /// nothing is queued on S: queueing it would cost more than it does.
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
               const void *Args, size_t ArgSize, Handle S,
-              const uint32_t *Grid = nullptr) override {
-    (void)Grid; // no narrow entries on the CPU
+              const uint32_t *Grid = nullptr, bool Overlap = false) override {
+    (void)Grid;    // no narrow entries on the CPU
+    (void)Overlap; // nor waits for grids
     if (Iterations == QDRT_DEVICE_TRIP && !T.cpu_trip)
       throw qd::Error(std::string("launch: task '") + T.name +
                       "' computes its range when it starts but has no "

@@ -51,6 +51,28 @@ struct KernelNodeParams {
   void **extra;
 };
 
+/// CUlaunchAttribute: an attribute's number, then its value (a union of 64
+/// bytes, of which only an int is used).
+struct LaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    int programmaticStreamSerializationAllowed;
+    long long align;
+  } value;
+};
+static_assert(sizeof(LaunchAttribute) == 72, "CUlaunchAttribute's size");
+/// CUlaunchConfig.
+struct LaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  LaunchAttribute *attrs;
+  unsigned numAttrs;
+};
+
 using CUlinkState = struct CUlinkState_st *;
 /// CUDA_CONDITIONAL_NODE_PARAMS.
 struct ConditionalNodeParams {
@@ -74,6 +96,8 @@ static_assert(sizeof(GraphNodeParams) == 256, "CUgraphNodeParams' size");
 
 // The attributes and JIT options used, as cuda.h numbers them.
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+constexpr int CU_FUNC_ATTRIBUTE_PTX_VERSION = 5;
+constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_POINTER_ATTRIBUTE_MEMORY_TYPE = 2;
@@ -368,6 +392,19 @@ struct GraphLoopDriver {
   DriverFn<CUresult(CUlinkState)> LinkDestroy;
 };
 
+/// The driver entry points of launches that overlap the grid ahead of them
+/// (programmatic dependent launch; CUDA 12 and newer): resolved with the
+/// context on GPUs that have it, so an older driver launches plainly.
+struct OverlapDriver {
+  explicit OverlapDriver(const DynamicLibrary &L)
+      : LaunchKernelEx(L, "cuLaunchKernelEx", "cuLaunchKernelEx"),
+        FuncGetAttribute(L, "cuFuncGetAttribute", "cuFuncGetAttribute") {}
+
+  DriverFn<CUresult(const LaunchConfig *, CUfunction, void **, void **)>
+      LaunchKernelEx;
+  DriverFn<CUresult(int *, int, CUfunction)> FuncGetAttribute;
+};
+
 /// The CUDA driver as the shared device sees it: its functions, resolved
 /// once from libcuda.so.1, and the facts of its API the table cannot say.
 struct CudaDriver {
@@ -421,6 +458,13 @@ public:
            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, Dev);
     SmVersion = Major * 10 + Minor;
     D.call(D.DevicePrimaryCtxRetain, &Ctx, Dev);
+    if (SmVersion >= 90) {
+      try {
+        Overlap.emplace(D.Library);
+      } catch (const qd::Error &) {
+        // A driver before CUDA 12: plain launches.
+      }
+    }
   }
   ~CudaContext() {
     for (CUstream S : BodyStreams)
@@ -431,6 +475,30 @@ public:
   CudaContext &operator=(const CudaContext &) = delete;
 
   CUcontext place() const { return Ctx; }
+
+  /// Whether F's code begins with griddepcontrol.wait (an entry of a task
+  /// flagged QDRT_TASK_GRID_WAIT): the driver compiled it from PTX for
+  /// compute capability 9.0 or later, whose number it gives as the
+  /// function's PTX version (an image of sm_80 PTX that the driver compiled
+  /// for this GPU gives 80, and has no wait).
+  bool waitsForGrids(CUfunction F) const {
+    int Version = 0;
+    return Overlap &&
+           Overlap->FuncGetAttribute(&Version, CU_FUNC_ATTRIBUTE_PTX_VERSION,
+                                     F) == CudaDriver::Vendor.Success &&
+           Version >= 90;
+  }
+  /// Launches F (waitsForGrids) so that it may start before the kernel
+  /// ahead of it on S has ended: its wait keeps the order.
+  void launchOverlapping(CUfunction F, const unsigned Grid[3], unsigned Block,
+                         CUstream S, void **Params) const {
+    LaunchAttribute Attribute{};
+    Attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    Attribute.value.programmaticStreamSerializationAllowed = 1;
+    LaunchConfig Config{Grid[0], Grid[1], Grid[2], Block, 1, 1, 0,
+                        S,       &Attribute, 1};
+    D.call(Overlap->LaunchKernelEx, &Config, F, Params, nullptr);
+  }
 
   /// Whether kernels on this GPU can use the Bytes at P: memory the driver
   /// knows (device, managed or pinned host memory), of this device, and
@@ -706,6 +774,8 @@ private:
   // Device-side loops.
   std::once_flag LoopsOnce;
   std::optional<GraphLoopDriver> Loops;
+  /// Overlapping launches, on GPUs of compute capability 9.0 and later.
+  std::optional<OverlapDriver> Overlap;
   std::string NoGraphLoops;
   CUmodule Helper = nullptr;
   CUfunction SetWhile = nullptr;

@@ -210,6 +210,14 @@ template <typename T>
 struct HasGraphLoops<T, std::void_t<decltype(&T::hasGraphLoops)>>
     : std::true_type {};
 
+/// Whether a vendor's context launches kernels that overlap the grid ahead
+/// of them (CUDA's does, on GPUs of compute capability 9.0 and later).
+template <typename T, typename = void>
+struct HasGridOverlap : std::false_type {};
+template <typename T>
+struct HasGridOverlap<T, std::void_t<decltype(&T::launchOverlapping)>>
+    : std::true_type {};
+
 /// A vendor's driver (Traits), with its failures turned into qd::Error.
 template <typename Traits> class GpuDriver : public Traits {
 public:
@@ -449,9 +457,15 @@ public:
     return All;
   }
 
+  bool waitsForGrids(Handle Fn) const override {
+    if constexpr (HasGridOverlap<ContextT>::value)
+      return Context.waitsForGrids(static_cast<FunctionT>(Fn));
+    return false;
+  }
+
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
               const void *Args, size_t ArgSize, Handle S,
-              const uint32_t *Given = nullptr) override {
+              const uint32_t *Given = nullptr, bool Overlap = false) override {
     makeCurrent();
     unsigned Block = T.block_dim ? T.block_dim : DefaultBlock;
     unsigned Grid[3] = {1, 1, 1};
@@ -468,6 +482,12 @@ public:
     if (ArgSize)
       Params[N++] = const_cast<void *>(Args);
     Params[N++] = &Iterations;
+    if constexpr (HasGridOverlap<ContextT>::value)
+      if (Overlap) {
+        Context.launchOverlapping(static_cast<FunctionT>(Fn), Grid, Block,
+                                  stream(S), Params);
+        return;
+      }
     Api.call(Api.LaunchKernel, static_cast<FunctionT>(Fn), Grid[0], Grid[1],
              Grid[2], Block, 1u, 1u, 0u, stream(S), Params, nullptr);
   }

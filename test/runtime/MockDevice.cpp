@@ -145,7 +145,7 @@ std::vector<void *> MockDevice::getGlobals(Handle M, const qdrt_field_desc &F) {
 
 void MockDevice::launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
                         const void *Args, size_t, Handle S,
-                        const uint32_t *Grid) {
+                        const uint32_t *Grid, bool Overlap) {
   const char *Entry = Fn && Fn == T.latency_name  ? T.latency_name
                       : Fn && Fn == T.narrow_name ? T.narrow_name
                                                   : T.name;
@@ -153,7 +153,8 @@ void MockDevice::launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
        " " + name(S) +
        (Grid ? " grid=" + std::to_string(Grid[0]) + "x" +
                    std::to_string(Grid[1]) + "x" + std::to_string(Grid[2])
-             : std::string()));
+             : std::string()) +
+       (Overlap ? " overlap" : ""));
   bool Run;
   {
     std::lock_guard<std::mutex> Lock(State->Mutex);

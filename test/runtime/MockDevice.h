@@ -42,6 +42,10 @@ struct MockState {
   uint64_t LatencyBound = 0;
   /// What the devices' getTiledGridBlocks answers.
   uint64_t TiledGridBlocks = 0;
+  /// What the devices' waitsForGrids answers (as a GPU of compute
+  /// capability 9.0 running code compiled for it); set before the first
+  /// launch.
+  bool WaitsForGrids = false;
   /// Further copies of a global getGlobals finds, by name, as in a module
   /// in parts whose parts each define it (the assert record).
   std::map<std::string, std::vector<void *>> PartCopies;
@@ -97,7 +101,8 @@ public:
   std::vector<void *> getGlobals(Handle M, const qdrt_field_desc &F) override;
   void launch(Handle Fn, const qdrt_task_desc &T, uint64_t Iterations,
               const void *Args, size_t ArgSize, Handle S,
-              const uint32_t *Grid = nullptr) override;
+              const uint32_t *Grid = nullptr, bool Overlap = false) override;
+  bool waitsForGrids(Handle) const override { return State->WaitsForGrids; }
   void registerHost(void *P, size_t Bytes) override;
   void unregisterHost(void *P) override;
   void *allocate(size_t Bytes) override;

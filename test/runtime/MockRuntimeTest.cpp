@@ -136,6 +136,48 @@ TEST_F(MockRuntimeTest, ATiledTaskRunsItsNarrowEntryWhereTheArgumentsAllow) {
              "launch k_t0_nar n=1000 s0 grid=3x4x5", "launch k_t0 n=1000 s0"}));
 }
 
+TEST_F(MockRuntimeTest, EntriesThatWaitForGridsOverlapTheKernelAhead) {
+  // Flagged, with a latency version and a narrow entry: all three overlap.
+  TestTask Waits{};
+  Waits.Latency = "k_t0_lat";
+  Waits.Narrow = "k_t0_nar";
+  Waits.NarrowGrid = &testNarrowGrid;
+  Waits.Flags = QDRT_TASK_TILED | QDRT_TASK_GRID_WAIT;
+  TestTask Plain{}; // not flagged: compiled without the wait
+  State->LatencyBound = 100;
+  State->TiledGridBlocks = 60;
+  State->WaitsForGrids = true;
+  NarrowAllowed = true;
+  TestModule TM("ov");
+  uint32_t K = TM.addKernel("k", {Waits, Plain});
+  launch(TM.registered(), K, {1000, 1000});
+  launch(TM.registered(), K, {50, 50});
+  State->TiledGridBlocks = 0;
+  launch(TM.registered(), K, {1000, 1000});
+  // Code the device says has no wait (sm_80 PTX on a newer GPU), and
+  // QD_GRID_OVERLAP=0, read when a module is loaded: plain launches.
+  State->WaitsForGrids = false;
+  TestModule Old("old");
+  uint32_t KOld = Old.addKernel("k", {Waits});
+  launch(Old.registered(), KOld, {1000});
+  State->WaitsForGrids = true;
+  ASSERT_EQ(setenv("QD_GRID_OVERLAP", "0", 1), 0);
+  TestModule Off("off");
+  uint32_t KOff = Off.addKernel("k", {Waits});
+  launch(Off.registered(), KOff, {1000});
+  unsetenv("QD_GRID_OVERLAP");
+  Calls Launches;
+  for (const std::string &C : calls())
+    if (C.rfind("launch", 0) == 0)
+      Launches.push_back(C);
+  EXPECT_EQ(Launches,
+            (Calls{"launch k_t0_nar n=1000 s0 grid=3x4x5 overlap",
+                   "launch k_t1 n=1000 s0", "launch k_t0_lat n=50 s0 overlap",
+                   "launch k_t1 n=50 s0", "launch k_t0 n=1000 s0 overlap",
+                   "launch k_t1 n=1000 s0", "launch k_t0 n=1000 s0",
+                   "launch k_t0 n=1000 s0"}));
+}
+
 TEST_F(MockRuntimeTest, ModuleLoadReservesTheLargestGroupCount) {
   TestModule TM("sp");
   TM.addKernel("two", groups({1, 2}));

@@ -35,6 +35,22 @@
 /// iteration (no trap: the context stays usable).
 #define QD_ASSERT_STOP_ (void)0
 
+/// The first statement of every entry. On NVIDIA GPUs of compute
+/// capability 9.0 and later, a launch may start before the kernel ahead of
+/// it on its stream has ended (the runtime asks for that only for entries
+/// compiled with this wait, qdrt_task_desc::flags QDRT_TASK_GRID_WAIT): the
+/// wait holds every thread until that kernel has ended and its writes are
+/// visible, so the entry sees memory as after a plain launch; what overlaps
+/// is the launch itself. Then the kernel after this one may be scheduled
+/// as soon as every block of this one has started. Elsewhere nothing.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define QD_GRID_WAIT_()                                                        \
+  asm volatile("griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;" :: \
+                   : "memory")
+#else
+#define QD_GRID_WAIT_() (void)0
+#endif
+
 // Clang's wrapper of <new> (reached from <algorithm> and most of the C++
 // library) defines device operators new and delete on these. Device code
 // may not allocate (qdc reports `new` at the user's line), so they are

@@ -48,7 +48,7 @@ public:
     OS << Tk.Name << "(";
     if (K.hasArgBlock())
       OS << names::argsStruct(K) << ' ' << names::Args << ", ";
-    OS << "uint64_t " << names::Count << ") {\n";
+    OS << "uint64_t " << names::Count << ") {\n  QD_GRID_WAIT_();\n";
   }
   void emitPartEntry(llvm::raw_ostream &OS, const kir::Kernel &K,
                      const kir::Task &Part) const override {
