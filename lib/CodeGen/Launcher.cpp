@@ -100,8 +100,7 @@ private:
            << (WithDevice && names::hasLatencyEntry(Tk)
                    ? "\"" + names::latencyEntry(Tk) + "\""
                    : std::string("nullptr"))
-           << getFlagsField(K, Tk, WithDevice)
-           << getFillsField(Fills, Index++)
+           << getFlagsField(K, Tk, WithDevice) << getFillsField(Fills, Index++)
            << (WithDevice && names::hasNarrowEntry(K, Tk)
                    ? ", .narrow_name = \"" + names::narrowEntry(Tk) +
                          "\", .narrow_grid = &" +

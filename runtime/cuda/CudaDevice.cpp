@@ -495,8 +495,8 @@ public:
     LaunchAttribute Attribute{};
     Attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     Attribute.value.programmaticStreamSerializationAllowed = 1;
-    LaunchConfig Config{Grid[0], Grid[1], Grid[2], Block, 1, 1, 0,
-                        S,       &Attribute, 1};
+    LaunchConfig Config{Grid[0], Grid[1], Grid[2], Block,      1,
+                        1,       0,       S,       &Attribute, 1};
     D.call(Overlap->LaunchKernelEx, &Config, F, Params, nullptr);
   }
 

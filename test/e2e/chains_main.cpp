@@ -37,8 +37,7 @@ void checkShift(Check &C, const char *What, size_t N, int Steps) {
         [&](size_t I) { return Want[I]; });
 }
 
-void checkRows(Check &C, const char *What, int64_t R, int64_t Cols,
-               int Steps) {
+void checkRows(Check &C, const char *What, int64_t R, int64_t Cols, int Steps) {
   size_t N = size_t(R * Cols);
   std::vector<uint32_t> Want = start(N, 7), Other(N);
   qd::Ndarray<uint32_t, 2> A({R, Cols}), B({R, Cols});

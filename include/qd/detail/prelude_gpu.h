@@ -45,7 +45,7 @@
 /// as soon as every block of this one has started. Elsewhere nothing.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define QD_GRID_WAIT_()                                                        \
-  asm volatile("griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;" :: \
+  asm volatile("griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;" ::  \
                    : "memory")
 #else
 #define QD_GRID_WAIT_() (void)0
