@@ -41,12 +41,11 @@
 /// compiled with this wait, qdrt_task_desc::flags QDRT_TASK_GRID_WAIT): the
 /// wait holds every thread until that kernel has ended and its writes are
 /// visible, so the entry sees memory as after a plain launch; what overlaps
-/// is the launch itself. Then the kernel after this one may be scheduled
-/// as soon as every block of this one has started. Elsewhere nothing.
+/// is the launch itself. No griddepcontrol.launch_dependents: the kernel
+/// after this one is scheduled as this one's blocks end (runtime.md says
+/// why). Elsewhere nothing.
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#define QD_GRID_WAIT_()                                                        \
-  asm volatile("griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;" ::  \
-                   : "memory")
+#define QD_GRID_WAIT_() asm volatile("griddepcontrol.wait;" ::: "memory")
 #else
 #define QD_GRID_WAIT_() (void)0
 #endif
