@@ -347,9 +347,10 @@ void Runtime::unregisterHost(void *P, int Ordinal) {
     DC->device().unregisterHost(P);
 }
 
-/// QD_NARROW=0 runs every tiled task's own entry, never its narrow one
-/// (runtime.md): a check, or the comparison of the two.
 /// Whether the environment variable Name is unset or anything but "0".
+/// QD_NARROW=0 runs every tiled task's own entry, never its narrow one;
+/// QD_GRID_OVERLAP=0 launches every task plainly, never overlapping the
+/// kernel ahead (runtime.md): checks, or comparisons of the two.
 static bool allowedBy(const char *Name) {
   const char *Env = std::getenv(Name);
   return !Env || std::strcmp(Env, "0") != 0;
