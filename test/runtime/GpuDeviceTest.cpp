@@ -349,6 +349,23 @@ private:
 
 using FakeDevice = GpuDevice<FakeDriver, FakeContext>;
 
+/// A context that launches overlapping the grid ahead (as CUDA's on compute
+/// capability 9.0): function 0x90's code waits for grids, others' not.
+class OverlapContext : public FakeContext {
+public:
+  using FakeContext::FakeContext;
+  bool waitsForGrids(FakeFunction F) const {
+    return F == handle<FakeFunction>(0x90);
+  }
+  void launchOverlapping(FakeFunction, const unsigned Grid[3], unsigned Block,
+                         FakeStream, void **Params) const {
+    Fake.Grid = Grid[0];
+    Fake.Block = Block;
+    Fake.Params.assign(Params, Params + 2);
+    record("LaunchOverlapping");
+  }
+};
+
 class GpuDeviceTest : public ::testing::Test {
 protected:
   void SetUp() override { Fake = FakeState(); }
@@ -545,6 +562,38 @@ TEST_F(GpuDeviceTest, LaunchPassesTheArgumentsThenTheCount) {
   Task.flags = QDRT_TASK_TILED;
   D.launch(nullptr, Task, 100000000, nullptr, 0, nullptr);
   EXPECT_EQ(Fake.Grid, 256u);
+}
+
+TEST_F(GpuDeviceTest, OnlyAContextThatOverlapsLaunchesOverlapping) {
+  // A context without overlapping launches (HIP's): plain launches, and no
+  // code that waits for grids.
+  {
+    FakeDevice D(0);
+    calls();
+    EXPECT_FALSE(D.waitsForGrids(handle<FakeFunction>(0x90)));
+    qdrt_task_desc Task{};
+    D.launch(nullptr, Task, 1000, nullptr, 0, nullptr, nullptr, true);
+    EXPECT_EQ(calls(),
+              (std::vector<std::string>{"SetCurrent", "LaunchKernel"}));
+  }
+  GpuDevice<FakeDriver, OverlapContext> D(0);
+  calls();
+  EXPECT_TRUE(D.waitsForGrids(handle<FakeFunction>(0x90)));
+  EXPECT_FALSE(D.waitsForGrids(handle<FakeFunction>(0x80)));
+  qdrt_task_desc Task{};
+  Task.block_dim = 256;
+  int Args = 0;
+  D.launch(nullptr, Task, 1000, &Args, sizeof(Args), nullptr, nullptr, true);
+  EXPECT_EQ(Fake.Grid, 4u);
+  EXPECT_EQ(Fake.Block, 256u);
+  EXPECT_EQ(Fake.Params[0], &Args);
+  uint32_t Narrow[3] = {7, 1, 1};
+  D.launch(nullptr, Task, 1000, &Args, sizeof(Args), nullptr, Narrow, true);
+  EXPECT_EQ(Fake.Grid, 7u);
+  D.launch(nullptr, Task, 1000, &Args, sizeof(Args), nullptr);
+  EXPECT_EQ(calls(),
+            (std::vector<std::string>{"SetCurrent", "LaunchOverlapping",
+                                      "LaunchOverlapping", "LaunchKernel"}));
 }
 
 TEST_F(GpuDeviceTest, FillKernelsAreSizedForTheDeviceAndLoadBeforeACapture) {
