@@ -365,6 +365,8 @@ LoadedModule &DeviceContext::load(qdrt_module &M) {
   auto LM = std::make_unique<LoadedModule>();
   LM->Native = D->loadModule(Desc);
   try {
+    const bool Narrow = allowedBy("QD_NARROW");
+    const bool Overlap = allowedBy("QD_GRID_OVERLAP");
     for (uint32_t T = 0; T < Desc.num_tasks; ++T) {
       LM->Functions.push_back(D->getFunction(LM->Native, Desc.tasks[T]));
       LM->LatencyFunctions.push_back(
@@ -372,18 +374,15 @@ LoadedModule &DeviceContext::load(qdrt_module &M) {
               ? D->getLatencyFunction(LM->Native, Desc.tasks[T])
               : nullptr);
       LM->NarrowFunctions.push_back(
-          Desc.tasks[T].narrow_name && Desc.tasks[T].narrow_grid &&
-                  allowedBy("QD_NARROW")
+          Desc.tasks[T].narrow_name && Desc.tasks[T].narrow_grid && Narrow
               ? D->getNarrowFunction(LM->Native, Desc.tasks[T])
               : nullptr);
-    }
-    // The code the device chose for a module is of one architecture: all
-    // of a task's entries wait for grids, or none.
-    const bool Overlap = allowedBy("QD_GRID_OVERLAP");
-    for (uint32_t T = 0; T < Desc.num_tasks; ++T)
+      // The code the device chose for a module is of one architecture: all
+      // of a task's entries wait for grids, or none.
       LM->Overlaps.push_back(Overlap &&
                              (Desc.tasks[T].flags & QDRT_TASK_GRID_WAIT) &&
-                             D->waitsForGrids(LM->Functions[T]));
+                             D->waitsForGrids(LM->Functions.back()));
+    }
     for (uint32_t F = 0; F < Desc.num_fields; ++F)
       LM->Fields.push_back(D->getGlobal(LM->Native, Desc.fields[F]));
     if (Desc.assert_record) {
